@@ -1,0 +1,62 @@
+"""The Agent Avenue referee: a pure rules engine on frozen state (standard library only).
+
+    state = new_game(GameConfig.for_seats(2, "advanced"), seed=7)
+    while not state.over:
+        state = apply(state, legal_actions(state)[0])
+    result(state)
+"""
+
+from referee.actions import (
+    Action,
+    ChooseAgent,
+    Decision,
+    Discard,
+    IllegalAction,
+    NameFaceUp,
+    Play,
+    PlayFaceDown,
+    PlayFaceUp,
+    Recruit,
+    Retrieve,
+    Side,
+    StopDiscarding,
+    TakeBlackMarket,
+    action_from_json,
+)
+from referee.cards import Agent, BlackMarket
+from referee.config import ConfigError, GameConfig, Mode
+from referee.engine import GameResult, apply, forfeit, legal_actions, new_game, result
+from referee.state import EndReason, Event, EventKind, State
+
+__all__ = [
+    "Action",
+    "Agent",
+    "BlackMarket",
+    "ChooseAgent",
+    "ConfigError",
+    "Decision",
+    "Discard",
+    "EndReason",
+    "Event",
+    "EventKind",
+    "GameConfig",
+    "GameResult",
+    "IllegalAction",
+    "Mode",
+    "NameFaceUp",
+    "Play",
+    "PlayFaceDown",
+    "PlayFaceUp",
+    "Recruit",
+    "Retrieve",
+    "Side",
+    "State",
+    "StopDiscarding",
+    "TakeBlackMarket",
+    "action_from_json",
+    "apply",
+    "forfeit",
+    "legal_actions",
+    "new_game",
+    "result",
+]

@@ -1,0 +1,497 @@
+"""The game API: ``new_game``, ``legal_actions``, ``apply``, ``result`` and ``forfeit``.
+
+The turn is a state machine over decisions (spec 4 and 8). Each handler below answers one
+``Decision`` and runs the turn forward until the next decision or the end of the game.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Callable, NamedTuple, Optional, Sequence, TypeVar
+
+from referee import effects
+from referee.actions import (
+    Action,
+    ChooseAgent,
+    Decision,
+    Discard,
+    IllegalAction,
+    NameFaceUp,
+    Play,
+    PlayFaceDown,
+    PlayFaceUp,
+    Recruit,
+    Retrieve,
+    Side,
+    StopDiscarding,
+    TakeBlackMarket,
+)
+from referee.cards import (
+    AGENTS,
+    BLACK_MARKET_CARDS,
+    EMPTY,
+    FULL_DECK,
+    HAND_SIZE,
+    HOMES,
+    INSTANT,
+    MARKET_SIZE,
+    START_GAP,
+    Agent,
+    BlackMarket,
+    Counts,
+    counts_of,
+)
+from referee.config import ConfigError, GameConfig, Mode
+from referee.state import EndReason, Event, EventKind, Outcome, State
+from referee.work import Work
+
+T = TypeVar("T")
+STOP = StopDiscarding()
+RECRUIT_CHOICES = (Recruit(Side.FACE_UP), Recruit(Side.FACE_DOWN))
+
+
+def shuffled(items: Sequence[T], rng: random.Random) -> list[T]:
+    """Fisher-Yates with the match's own RNG (never the global one)."""
+    out = list(items)
+    rand = rng.random
+    for i in range(len(out) - 1, 0, -1):
+        j = int(rand() * (i + 1))
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+def new_game(
+    config: GameConfig,
+    seed: int,
+    *,
+    deck: Optional[Sequence[Agent]] = None,
+    bm_deck: Optional[Sequence[BlackMarket]] = None,
+) -> State:
+    """Deal a new game. ``deck``/``bm_deck`` fix the shuffled orders (replays, tests)."""
+    rng = random.Random(seed)
+    if deck is None:
+        order = tuple(shuffled(FULL_DECK, rng))
+    else:
+        order = tuple(AGENTS[a] for a in deck)
+        if sorted(order) != list(FULL_DECK):
+            raise ConfigError("the agent deck must hold exactly the 38 agent cards")
+    bm_order: tuple[BlackMarket, ...] = ()
+    if config.mode is Mode.ADVANCED:
+        if bm_deck is None:
+            bm_order = tuple(shuffled(BLACK_MARKET_CARDS, rng))
+        else:
+            bm_order = tuple(BLACK_MARKET_CARDS[b] for b in bm_deck)
+            if sorted(bm_order) != list(BLACK_MARKET_CARDS):
+                raise ConfigError("the Black Market deck must hold each of the 15 cards once")
+    first = config.first_team if config.first_team is not None else rng.randrange(2)
+    seats = config.seats
+    hands = tuple(counts_of(order[HAND_SIZE * s : HAND_SIZE * (s + 1)]) for s in range(seats))
+    state = State(
+        config=config,
+        deck=order[HAND_SIZE * seats :],
+        hands=hands,
+        discards=(EMPTY,) * seats,
+        in_play=(EMPTY, EMPTY),
+        pos=HOMES,
+        gap=START_GAP,
+        active=first,
+        turn=0,
+        turns_done=(0, 0),
+        decision=None,
+        actor=-1,
+        face_up_seat=-1,
+        offer_up=None,
+        offer_down=None,
+        market=bm_order[:MARKET_SIZE],
+        bm_deck=bm_order[MARKET_SIZE:],
+        ongoing=(frozenset(), frozenset()),
+        bm_discard=(),
+        tasks=(),
+        effects_used=(frozenset(), frozenset()),
+        log=None,
+        outcome=None,
+        deck_order=order,
+        bm_order=bm_order,
+        seed=seed,
+        phases=effects.compile_phases(config.mode, config.ruleset),
+    )
+    w = Work(state)
+    _begin_turn(w)
+    return w.freeze()
+
+
+# --- legal actions ---------------------------------------------------------------------------
+
+#: the last state asked about: a bot asks, then apply() checks the same state again
+_last: tuple[object, tuple[Action, ...]] = (None, ())
+_DISCARDS: dict[Counts, tuple[Action, ...]] = {}
+_PLAYS: dict[Counts, tuple[Action, ...]] = {}
+
+
+def _discard_actions(hand: Counts) -> tuple[Action, ...]:
+    acts = _DISCARDS.get(hand)
+    if acts is None:
+        acts = _DISCARDS[hand] = (*(Discard(a) for a in effects.ids_in(hand)), STOP)
+    return acts
+
+
+def _play_actions(hand: Counts) -> tuple[Action, ...]:
+    acts = _PLAYS.get(hand)
+    if acts is None:
+        ids = effects.ids_in(hand)
+        if len(ids) == 1:  # every card the same id: the identical pair is allowed
+            acts = (Play(ids[0], ids[0]),)
+        else:
+            acts = tuple(Play(u, d) for u in ids for d in ids if u != d)
+        _PLAYS[hand] = acts
+    return acts
+
+
+def legal_actions(state: State) -> tuple[Action, ...]:
+    """The actions open to ``state.actor``, in a stable order; empty once the game is over."""
+    global _last
+    last = _last
+    if last[0] is state:
+        return last[1]
+    decision = state.decision
+    legal = () if decision is None else _LEGAL[decision](state)
+    _last = (state, legal)
+    return legal
+
+
+def _team_play(state: State) -> Counts:
+    return state.in_play[state.config.team_of(state.actor)]
+
+
+def _face_down_actions(state: State) -> tuple[Action, ...]:
+    ids = effects.ids_in(state.hands[state.actor])
+    other = tuple(PlayFaceDown(a) for a in ids if a is not state.offer_up)
+    return other or (PlayFaceDown(ids[0]),)
+
+
+def _market_actions(state: State) -> tuple[Action, ...]:
+    team = state.config.team_of(state.actor)
+    members = state.config.teams[team]
+    out: list[Action] = []
+    for card in sorted(state.market):
+        takers = members if card in INSTANT else (state.actor,)
+        out.extend(TakeBlackMarket(card, seat) for seat in takers)
+    return tuple(out)
+
+
+def _retrieve_actions(state: State) -> tuple[Action, ...]:
+    ids = effects.ids_in(_team_play(state))
+    return tuple(Retrieve(a, r) for a in ids for r in (False, True))
+
+
+_LEGAL: dict[Decision, Callable[[State], tuple[Action, ...]]] = {
+    Decision.DISCARD: lambda s: _discard_actions(s.hands[s.actor]),
+    Decision.PLAY: lambda s: _play_actions(s.hands[s.actor]),
+    Decision.NAME_FACE_UP: lambda s: tuple(NameFaceUp(m) for m in s.config.teams[s.active]),
+    Decision.PLAY_FACE_UP: lambda s: tuple(
+        PlayFaceUp(a) for a in effects.ids_in(s.hands[s.actor])
+    ),
+    Decision.PLAY_FACE_DOWN: _face_down_actions,
+    Decision.RECRUIT: lambda s: RECRUIT_CHOICES,
+    Decision.BLACK_MARKET: _market_actions,
+    Decision.SECRET_RECRUIT: lambda s: tuple(
+        ChooseAgent(a)
+        for a in effects.secret_recruit_options(s.hands[s.actor], _team_play(s))
+    ),
+    Decision.DOUBLE_TROUBLE: lambda s: tuple(
+        ChooseAgent(a) for a in effects.ids_in(s.hands[s.actor], 2)
+    ),
+    Decision.SPYCATION: _retrieve_actions,
+    Decision.RECALL: _retrieve_actions,
+    Decision.MIND_CONTROL: lambda s: tuple(
+        ChooseAgent(a)
+        for a in effects.ids_in(s.in_play[1 - s.config.team_of(s.actor)])
+    ),
+}
+
+
+# --- apply -------------------------------------------------------------------------------------
+
+
+def apply(state: State, action: Action) -> State:
+    """The state after ``state.actor`` takes ``action``; ``IllegalAction`` if it may not."""
+    if state.decision is None:
+        raise IllegalAction("the game is over: no action can be applied")
+    legal = legal_actions(state)
+    for candidate in legal:  # identity first: dataclass __eq__ is slow and bots pass ours
+        if candidate is action:
+            break
+    else:
+        if action in legal:
+            return _apply(state, action)
+        options = ", ".join(a.describe() for a in legal)
+        what = action.describe() if isinstance(action, Action) else repr(action)
+        raise IllegalAction(
+            f"{what!r} is not legal: seat {state.actor} is deciding "
+            f"{state.decision.value} and may: {options}"
+        )
+    return _apply(state, action)
+
+
+def _apply(state: State, action: Action) -> State:
+    assert state.decision is not None
+    w = Work(state)
+    _HANDLERS[state.decision](w, action)
+    return w.freeze()
+
+
+def forfeit(state: State, seat: int) -> State:
+    """End the game now: ``seat``'s team loses (a bot fault, decided by the match runner)."""
+    if state.outcome is not None:
+        raise IllegalAction("the game is already over")
+    if not 0 <= seat < state.config.seats:
+        raise IllegalAction(f"there is no seat {seat}")
+    w = Work(state)
+    w.finish(Outcome(1 - w.team_of(seat), EndReason.FORFEIT, forfeit_seat=seat))
+    return w.freeze()
+
+
+class GameResult(NamedTuple):
+    winner: int
+    reason: EndReason
+    tiebreak: bool
+    forfeit_seat: Optional[int]
+    positions: tuple[int, int]
+    gap: int
+    turns: int
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "winner": self.winner,
+            "reason": self.reason.value,
+            "tiebreak": self.tiebreak,
+            "forfeit_seat": self.forfeit_seat,
+            "positions": list(self.positions),
+            "gap": self.gap,
+            "turns": self.turns,
+        }
+
+
+def result(state: State) -> Optional[GameResult]:
+    """Winner team (0 = A, 1 = B), reason and final positions; None while the game goes on."""
+    out = state.outcome
+    if out is None:
+        return None
+    seat = out.forfeit_seat if out.forfeit_seat >= 0 else None
+    return GameResult(out.winner, out.reason, out.tiebreak, seat, state.pos, state.gap, state.turn)
+
+
+# --- the turn ----------------------------------------------------------------------------------
+
+
+def _begin_turn(w: Work) -> None:
+    w.turn += 1
+    w.effects_used = (frozenset(), frozenset())
+    w.face_up_seat = -1
+    w.note(EventKind.TURN_STARTED, w.active, -1, None)
+    members = w.config.teams[w.active]
+    if len(members) == 1:
+        _ask_play(w, members[0], may_discard=True)
+    else:
+        w.ask(Decision.NAME_FACE_UP, w.captain(w.active))
+
+
+def _ask_play(w: Work, seat: int, may_discard: bool) -> None:
+    team = w.active
+    if (
+        may_discard
+        and w.deck
+        and sum(w.discards[seat]) < w.config.discard_limit(team)
+    ):
+        w.ask(Decision.DISCARD, seat)
+    elif len(w.config.teams[team]) == 1:
+        w.ask(Decision.PLAY, seat)
+    elif w.offer_up is None:
+        w.ask(Decision.PLAY_FACE_UP, seat)
+    else:
+        w.ask(Decision.PLAY_FACE_DOWN, seat)
+
+
+def _on_discard(w: Work, action: Action) -> None:
+    seat = w.actor
+    if isinstance(action, Discard):
+        w.change_hand(seat, action.card, -1)
+        discards = list(w.discards)
+        mine = list(discards[seat])
+        mine[action.card] += 1
+        discards[seat] = tuple(mine)
+        w.discards = tuple(discards)
+        w.note(EventKind.DISCARDED, -1, seat, None)
+        w.refill(seat)
+        _ask_play(w, seat, may_discard=True)
+    else:
+        _ask_play(w, seat, may_discard=False)
+
+
+def _on_play(w: Work, action: Action) -> None:
+    assert isinstance(action, Play)
+    seat = w.actor
+    hands = list(w.hands)
+    hand = list(hands[seat])
+    hand[action.up] -= 1
+    hand[action.down] -= 1
+    hands[seat] = tuple(hand)
+    w.hands = tuple(hands)
+    w.face_up_seat = seat
+    w.offer_up, w.offer_down = action.up, action.down
+    w.note(EventKind.PLAYED_FACE_UP, -1, seat, action.up)
+    w.note(EventKind.PLAYED_FACE_DOWN, -1, seat, None)
+    w.refill(seat)
+    w.ask(Decision.RECRUIT, w.captain(1 - w.active))
+
+
+def _on_name_face_up(w: Work, action: Action) -> None:
+    assert isinstance(action, NameFaceUp)
+    w.face_up_seat = action.seat
+    w.emit(Event(EventKind.NAMED_FACE_UP, team=w.active, seat=action.seat))
+    _ask_play(w, action.seat, may_discard=True)
+
+
+def _on_play_face_up(w: Work, action: Action) -> None:
+    assert isinstance(action, PlayFaceUp)
+    seat = w.actor
+    w.change_hand(seat, action.card, -1)
+    w.offer_up = action.card
+    w.note(EventKind.PLAYED_FACE_UP, -1, seat, action.card)
+    w.refill(seat)
+    mate = next(m for m in w.config.teams[w.active] if m != seat)
+    _ask_play(w, mate, may_discard=True)
+
+
+def _on_play_face_down(w: Work, action: Action) -> None:
+    assert isinstance(action, PlayFaceDown)
+    seat = w.actor
+    w.change_hand(seat, action.card, -1)
+    w.offer_down = action.card
+    w.note(EventKind.PLAYED_FACE_DOWN, -1, seat, None)
+    w.refill(seat)
+    w.ask(Decision.RECRUIT, w.captain(1 - w.active))
+
+
+def _on_recruit(w: Work, action: Action) -> None:
+    assert isinstance(action, Recruit) and w.offer_up is not None and w.offer_down is not None
+    active, other = w.active, 1 - w.active
+    up, down = w.offer_up, w.offer_down
+    chosen, left = (up, down) if action.side is Side.FACE_UP else (down, up)
+    w.emit(Event(EventKind.CHOSE, team=other, agent=down, side=action.side))
+    w.offer_up = w.offer_down = None
+    deltas = {other: effects.recruit(w, other, chosen), active: effects.recruit(w, active, left)}
+    # Both meeples move at once, then Getaway Car for each, then the landings (spec 7).
+    moved = [t for t in (active, other) if deltas[t]]
+    for t in moved:
+        w.move(t, deltas[t])
+    for t in moved:
+        effects.after_move(w, t)
+    for t in reversed(moved):  # a stack: the active team's landing resolves first
+        effects.note_landing(w, t)
+    _run(w)
+
+
+def _on_black_market(w: Work, action: Action) -> None:
+    assert isinstance(action, TakeBlackMarket)
+    team = w.team_of(w.actor)
+    card = action.card
+    w.market = tuple(c for c in w.market if c is not card)
+    w.emit(Event(EventKind.MARKET_TAKEN, team=team, seat=action.taker, bm=card))
+    if w.bm_deck:  # refill before resolving the card; an empty deck is not reshuffled
+        w.market += w.bm_deck[:1]
+        w.bm_deck = w.bm_deck[1:]
+        w.emit(Event(EventKind.MARKET_REVEALED, bm=w.market[-1]))
+    if card in INSTANT:
+        w.bm_discard += (card,)
+        if effects.INSTANTS[card](w, team, action.taker):
+            return  # the taker answers the card's own choice next
+        w.refill(action.taker)
+    else:
+        ongoing = list(w.ongoing)
+        ongoing[team] = ongoing[team] | {card}
+        w.ongoing = (ongoing[0], ongoing[1])
+    _run(w)
+
+
+def _on_choose_agent(w: Work, action: Action) -> None:
+    assert isinstance(action, ChooseAgent)
+    seat, team, card = w.actor, w.team_of(w.actor), action.card
+    if w.decision is Decision.MIND_CONTROL:
+        w.change_play(1 - team, card, -1)
+        w.change_hand(seat, card, 1)
+        w.emit(Event(EventKind.STOLEN, team=team, seat=seat, agent=card))
+    else:
+        if w.decision is Decision.DOUBLE_TROUBLE:
+            w.emit(Event(EventKind.SHOWN_PAIR, team=team, seat=seat, agent=card))
+        w.change_hand(seat, card, -1)
+        effects.move_and_land(w, team, effects.recruit(w, team, card))
+    w.refill(seat)
+    _run(w)
+
+
+def _on_retrieve(w: Work, action: Action) -> None:
+    assert isinstance(action, Retrieve)
+    seat, team, card = w.actor, w.team_of(w.actor), action.card
+    w.change_play(team, card, -1)
+    w.emit(Event(EventKind.RETRIEVED, team=team, seat=seat, agent=card))
+    if action.recruit:
+        effects.move_and_land(w, team, effects.recruit(w, team, card))
+    else:
+        w.change_hand(seat, card, 1)
+    w.refill(seat)
+    _run(w)
+
+
+_HANDLERS: dict[Decision, Callable[[Work, Action], None]] = {
+    Decision.DISCARD: _on_discard,
+    Decision.PLAY: _on_play,
+    Decision.NAME_FACE_UP: _on_name_face_up,
+    Decision.PLAY_FACE_UP: _on_play_face_up,
+    Decision.PLAY_FACE_DOWN: _on_play_face_down,
+    Decision.RECRUIT: _on_recruit,
+    Decision.BLACK_MARKET: _on_black_market,
+    Decision.SECRET_RECRUIT: _on_choose_agent,
+    Decision.DOUBLE_TROUBLE: _on_choose_agent,
+    Decision.MIND_CONTROL: _on_choose_agent,
+    Decision.SPYCATION: _on_retrieve,
+    Decision.RECALL: _on_retrieve,
+}
+
+
+def _run(w: Work) -> None:
+    """Resolve pending landings (top of the stack first), then the End step."""
+    while w.tasks:
+        task = w.tasks[-1]
+        w.tasks = w.tasks[:-1]
+        for landing in w.phases.landings:
+            if landing(w, task):
+                return
+    _end_step(w)
+
+
+def _end_step(w: Work) -> None:
+    candidates: dict[int, EndReason] = {}
+    for check in w.phases.end_checks:
+        for team, reason in check(w):
+            candidates.setdefault(team, reason)
+    if candidates:
+        tie = len(candidates) == 2
+        winner = w.active if tie else next(iter(candidates))
+        w.finish(Outcome(winner, candidates[winner], tiebreak=tie))
+        return
+    nxt = 1 - w.active
+    members = w.config.teams[nxt]
+    if not w.deck and (
+        sum(w.hands[members[0]]) < 2
+        if len(members) == 1
+        else any(sum(w.hands[m]) == 0 for m in members)
+    ):
+        closer = 0 if w.gap < START_GAP else 1 if w.gap > START_GAP else w.active
+        w.finish(Outcome(closer, EndReason.OUT_OF_CARDS, tiebreak=w.gap == START_GAP))
+        return
+    turns = list(w.turns_done)
+    turns[w.active] += 1
+    w.turns_done = (turns[0], turns[1])
+    w.active = nxt
+    _begin_turn(w)

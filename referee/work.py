@@ -1,0 +1,206 @@
+"""A mutable working copy of ``State`` used inside one ``apply`` call.
+
+``apply`` copies the frozen state into a ``Work``, lets the rules mutate it, and freezes
+the result into a new ``State``; callers never see a ``Work``. The primitives here (draw,
+move, recruit, log) are the only places that touch hands, the deck and the meeples.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional
+
+from referee.actions import Decision
+from referee.cards import (
+    BOARD_SIZE,
+    HAND_SIZE,
+    Agent,
+    BlackMarket,
+    Counts,
+)
+from referee.config import GameConfig
+from referee.state import Event, EventKind, Log, Outcome, State, Task
+
+if TYPE_CHECKING:
+    from referee.effects import Phases
+
+
+_new = tuple.__new__
+
+
+class Work:
+    __slots__ = State._fields
+
+    config: GameConfig
+    deck: tuple[Agent, ...]
+    hands: tuple[Counts, ...]
+    discards: tuple[Counts, ...]
+    in_play: tuple[Counts, Counts]
+    pos: tuple[int, int]
+    gap: int
+    active: int
+    turn: int
+    turns_done: tuple[int, int]
+    decision: Optional[Decision]
+    actor: int
+    face_up_seat: int
+    offer_up: Optional[Agent]
+    offer_down: Optional[Agent]
+    market: tuple[BlackMarket, ...]
+    bm_deck: tuple[BlackMarket, ...]
+    ongoing: tuple[frozenset[BlackMarket], frozenset[BlackMarket]]
+    bm_discard: tuple[BlackMarket, ...]
+    tasks: tuple[Task, ...]
+    effects_used: tuple[frozenset[str], frozenset[str]]
+    log: Log
+    outcome: Optional[Outcome]
+    deck_order: tuple[Agent, ...]
+    bm_order: tuple[BlackMarket, ...]
+    seed: Optional[int]
+    phases: Phases
+
+    def __init__(self, s: State) -> None:
+        (
+            self.config,
+            self.deck,
+            self.hands,
+            self.discards,
+            self.in_play,
+            self.pos,
+            self.gap,
+            self.active,
+            self.turn,
+            self.turns_done,
+            self.decision,
+            self.actor,
+            self.face_up_seat,
+            self.offer_up,
+            self.offer_down,
+            self.market,
+            self.bm_deck,
+            self.ongoing,
+            self.bm_discard,
+            self.tasks,
+            self.effects_used,
+            self.log,
+            self.outcome,
+            self.deck_order,
+            self.bm_order,
+            self.seed,
+            self.phases,
+        ) = s
+
+    def freeze(self) -> State:
+        return State(
+            self.config,
+            self.deck,
+            self.hands,
+            self.discards,
+            self.in_play,
+            self.pos,
+            self.gap,
+            self.active,
+            self.turn,
+            self.turns_done,
+            self.decision,
+            self.actor,
+            self.face_up_seat,
+            self.offer_up,
+            self.offer_down,
+            self.market,
+            self.bm_deck,
+            self.ongoing,
+            self.bm_discard,
+            self.tasks,
+            self.effects_used,
+            self.log,
+            self.outcome,
+            self.deck_order,
+            self.bm_order,
+            self.seed,
+            self.phases,
+        )
+
+    # --- reading -------------------------------------------------------------------------
+
+    def captain(self, team: int) -> int:
+        members = self.config.teams[team]
+        return members[self.turns_done[team] % len(members)]
+
+    def team_of(self, seat: int) -> int:
+        return 0 if seat in self.config.teams[0] else 1
+
+    # --- primitives ----------------------------------------------------------------------
+
+    def emit(self, event: Event) -> None:
+        self.log = (event, self.log)
+
+    # The frequent events are built positionally: a NamedTuple call with keywords costs
+    # several times more, and these run on every turn of every game.
+
+    def note(self, kind: EventKind, team: int, seat: int, agent: Optional[Agent]) -> None:
+        self.log = (_new(Event, (kind, team, seat, agent, None, 0, -1, None, None)), self.log)
+
+    def note_amount(self, kind: EventKind, team: int, seat: int, agent: Optional[Agent], amount: int, space: int = -1) -> None:
+        event = _new(Event, (kind, team, seat, agent, None, amount, space, None, None))
+        self.log = (event, self.log)
+
+    def ask(self, decision: Decision, seat: int) -> None:
+        self.decision = decision
+        self.actor = seat
+
+    def change_hand(self, seat: int, agent: int, n: int) -> None:
+        hands = list(self.hands)
+        hand = list(hands[seat])
+        hand[agent] += n
+        hands[seat] = tuple(hand)
+        self.hands = tuple(hands)
+
+    def change_play(self, team: int, agent: int, n: int) -> int:
+        """Add ``n`` copies to a team's play area; returns the copies it has now."""
+        play = list(self.in_play[team])
+        play[agent] += n
+        areas = list(self.in_play)
+        areas[team] = tuple(play)
+        self.in_play = (areas[0], areas[1])
+        return play[agent]
+
+    def refill(self, seat: int) -> None:
+        """Draw back up to 4 while the deck lasts; a larger hand is kept."""
+        need = HAND_SIZE - sum(self.hands[seat])
+        if need <= 0 or not self.deck:
+            return
+        drawn = self.deck[:need]
+        self.deck = self.deck[need:]
+        hands = list(self.hands)
+        hand = list(hands[seat])
+        for card in drawn:
+            hand[card] += 1
+        hands[seat] = tuple(hand)
+        self.hands = tuple(hands)
+        self.note_amount(EventKind.DREW, -1, seat, None, len(drawn))
+
+    def move(self, team: int, delta: int) -> None:
+        """Move a meeple; the gap is unwrapped so passing shows at the End step (spec 2)."""
+        pos = list(self.pos)
+        pos[team] = (pos[team] + delta) % BOARD_SIZE
+        self.pos = (pos[0], pos[1])
+        self.gap += -delta if team == 0 else delta
+        self.note_amount(EventKind.MOVED, team, -1, None, delta, pos[team])
+
+    def use_effect(self, team: int, name: str) -> bool:
+        """Mark a once-per-turn board effect; False if the meeple already had it this turn."""
+        if name in self.effects_used[team]:
+            return False
+        used = list(self.effects_used)
+        used[team] = used[team] | {name}
+        self.effects_used = (used[0], used[1])
+        return True
+
+    def push(self, task: Task) -> None:
+        self.tasks = self.tasks + (task,)
+
+    def finish(self, outcome: Outcome) -> None:
+        self.outcome = outcome
+        self.decision = None
+        self.actor = -1
+        self.emit(Event(EventKind.GAME_ENDED, team=outcome.winner, reason=outcome.reason))
