@@ -69,6 +69,8 @@ def new_game(
 ) -> State:
     """Deal a new game. ``deck``/``bm_deck`` fix the shuffled orders (replays, tests)."""
     rng = random.Random(seed)
+    # Drawn before the shuffles so that a game dealt from explicit decks starts the same.
+    first = config.first_team if config.first_team is not None else rng.randrange(2)
     if deck is None:
         order = tuple(shuffled(FULL_DECK, rng))
     else:
@@ -83,7 +85,6 @@ def new_game(
             bm_order = tuple(BLACK_MARKET_CARDS[b] for b in bm_deck)
             if sorted(bm_order) != list(BLACK_MARKET_CARDS):
                 raise ConfigError("the Black Market deck must hold each of the 15 cards once")
-    first = config.first_team if config.first_team is not None else rng.randrange(2)
     seats = config.seats
     hands = tuple(counts_of(order[HAND_SIZE * s : HAND_SIZE * (s + 1)]) for s in range(seats))
     state = State(
