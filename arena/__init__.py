@@ -1,0 +1,1 @@
+"""Agent Avenue Arena: Django project settings and the competition domain app."""

@@ -1,0 +1,189 @@
+"""Django settings for Agent Avenue Arena.
+
+Every value that differs between a laptop and production comes from an
+environment variable read through arena.env (documented in .env.example and
+docs/operations.md). With nothing set, the project runs in *embedded mode*:
+DEBUG on, SQLite under var/, no Redis, Celery tasks executed in-process.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from arena.env import env_bool, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = BASE_DIR / "var"
+
+# ---------------------------------------------------------------- core
+
+DEBUG = env_bool("DEBUG", default=True)
+
+if DEBUG:
+    # Only ever used with DEBUG on, i.e. never in production.
+    SECRET_KEY = env_str(
+        "SECRET_KEY", default="django-insecure-dev-only-agent-avenue-arena-do-not-deploy"
+    )
+else:
+    SECRET_KEY = env_str("SECRET_KEY", default=None) or ""
+    if not SECRET_KEY:
+        raise ImproperlyConfigured(
+            "SECRET_KEY is required when DEBUG is off. Set it to a long random string, e.g. "
+            "SECRET_KEY=$(python -c 'import secrets; print(secrets.token_urlsafe(50))')"
+        )
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "django_celery_beat",
+    "arena.apps.ArenaConfig",
+    "leaderboard.apps.LeaderboardConfig",
+    "workers.apps.WorkersConfig",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    # Serves collected static files under gunicorn, where runserver's helper is absent.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "arena.urls"
+WSGI_APPLICATION = "arena.wsgi.application"
+ASGI_APPLICATION = "arena.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# ---------------------------------------------------------------- database
+
+# var/ holds runtime data (default SQLite file, collected static files) and is git-ignored;
+# made here because SQLite cannot create the folder of its file.
+VAR_DIR.mkdir(exist_ok=True)
+
+_DEFAULT_SQLITE = VAR_DIR / "arena.sqlite3"
+DATABASE_URL = env_str("DATABASE_URL", default=f"sqlite:///{_DEFAULT_SQLITE}")
+try:
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_health_checks=True)}
+except ValueError as exc:
+    raise ImproperlyConfigured(f"Environment variable DATABASE_URL is invalid: {exc}") from None
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# ---------------------------------------------------------------- Redis, Celery, embedded mode
+
+REDIS_URL = env_str("REDIS_URL", default=None)
+if REDIS_URL is not None and not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
+    raise ImproperlyConfigured(
+        f"Environment variable REDIS_URL={REDIS_URL!r} must start with redis://, rediss:// "
+        "or unix:// (or be unset for embedded mode)"
+    )
+
+#: No Redis means one process does everything: in-process relay, eager Celery tasks.
+ARENA_EMBEDDED = REDIS_URL is None
+
+# Celery reads every CELERY_* setting here (workers/celery.py, namespace "CELERY").
+CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_RESULT_BACKEND = REDIS_URL
+CELERY_TASK_ALWAYS_EAGER = ARENA_EMBEDDED
+CELERY_TASK_EAGER_PROPAGATES = ARENA_EMBEDDED
+# JSON only: pickle would let anyone who can write to the broker run code on workers.
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_TIMEZONE = "UTC"
+
+# ---------------------------------------------------------------- gRPC gateway
+
+#: host:port the gateway listens on (`manage.py rungateway`) and bots connect to.
+GATEWAY_ADDRESS = env_str("GATEWAY_ADDRESS", default="127.0.0.1:50051")
+
+# ---------------------------------------------------------------- health checks
+
+#: Upper bound for each dependency probe of /healthz, in seconds.
+HEALTHCHECK_TIMEOUT_SECONDS = 2.0
+
+# ---------------------------------------------------------------- auth, i18n, static
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+# Filled by `manage.py collectstatic` (the Docker image does it at build time) and served
+# by WhiteNoise; made here so WhiteNoise does not warn before the first collectstatic.
+STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT.mkdir(exist_ok=True)
+
+# ---------------------------------------------------------------- REST API
+
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Agent Avenue Arena API",
+    "DESCRIPTION": "Bots, leagues, matches, ratings and replays of Agent Avenue Arena.",
+    "VERSION": "0.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+# ---------------------------------------------------------------- logging
+
+LOG_LEVEL = env_str("LOG_LEVEL", default="INFO").upper()
+if LOG_LEVEL not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
+    raise ImproperlyConfigured(
+        f"Environment variable LOG_LEVEL={LOG_LEVEL!r} is not one of "
+        "DEBUG, INFO, WARNING, ERROR, CRITICAL"
+    )
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+    },
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+}

@@ -1,0 +1,1 @@
+"""Ratings, the public web pages and the REST API of Agent Avenue Arena."""
