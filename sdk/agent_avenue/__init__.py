@@ -1,0 +1,1 @@
+"""Generated protocol packages of Agent Avenue (one subpackage per protocol version)."""
