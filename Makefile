@@ -1,0 +1,123 @@
+# Agent Avenue Arena — developer commands.
+#   make demo   the main job: install, migrate, serve on http://127.0.0.1:$(PORT)/
+#   make test   the whole suite (ruff, mypy, pytest) against PostgreSQL and Redis
+# Every target creates .venv and installs into it with requirements.lock as needed.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+LOCK   := requirements.lock
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+PYTEST_ARGS ?=
+
+# python3.11 if present, else python3 (its version is checked when the venv is made).
+PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3 2>/dev/null)
+
+# Services the test suite runs against; override on the command line or in the environment.
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/agent_avenue
+TEST_REDIS_URL    ?= redis://127.0.0.1:6379/0
+
+# Paths mypy checks: only those that exist (referee/ may land after this Makefile).
+MYPY_PATHS = $(wildcard arena leaderboard workers referee scripts tests sdk/avenue_sdk manage.py)
+
+section = @printf '\n==== %s ====\n' "$(1)"
+
+.PHONY: help install demo test lint ruff mypy test-referee proto lock clean
+
+help:
+	@echo "make demo    main job: install, migrate (SQLite by default), run the site on $(HOST):$(PORT)"
+	@echo "make test    whole test suite: ruff, mypy, pytest against PostgreSQL + Redis"
+	@echo "make lint    ruff + mypy only"
+	@echo "make proto   regenerate sdk/agent_avenue/ from proto/"
+	@echo "make lock    re-resolve requirements.lock from pyproject.toml (needs the network)"
+	@echo "make clean   remove .venv, caches and var/"
+
+# ---------------------------------------------------------------- environment
+
+$(PY):
+	@if [ -z "$(PYTHON)" ]; then \
+	  echo "ERROR: no python3.11 or python3 on PATH; install Python 3.11 or newer."; exit 1; fi
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' || { \
+	  echo "ERROR: $(PYTHON) is Python $$($(PYTHON) -c 'import platform; print(platform.python_version())'); this project needs 3.11 or newer."; \
+	  echo "       Install python3.11, or run: make PYTHON=/path/to/python3.11 ..."; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+
+# Reinstall only when what defines the environment changed.
+$(STAMP): pyproject.toml $(LOCK) sdk/pyproject.toml | $(PY)
+	$(call section,install into $(VENV))
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -c $(LOCK) -e ./sdk -e '.[dev]'
+	@touch $@
+
+install: $(STAMP)
+
+# ---------------------------------------------------------------- main job
+
+demo: install
+	$(call section,migrate)
+	$(PY) manage.py migrate --noinput
+	$(call section,serve)
+	@echo "Agent Avenue Arena is starting (Ctrl-C stops it):"
+	@echo "  site      http://$(HOST):$(PORT)/"
+	@echo "  health    http://$(HOST):$(PORT)/healthz"
+	@echo "  admin     http://$(HOST):$(PORT)/admin/   (create a user: $(PY) manage.py createsuperuser)"
+	@echo "  API spec  http://$(HOST):$(PORT)/api/schema/"
+	$(PY) manage.py runserver $(HOST):$(PORT)
+
+# ---------------------------------------------------------------- tests
+
+test: export DATABASE_URL ?= $(TEST_DATABASE_URL)
+test: export REDIS_URL ?= $(TEST_REDIS_URL)
+test: install
+	$(call section,services: PostgreSQL and Redis)
+	$(PY) scripts/check_services.py --create-database
+	$(call section,ruff)
+	$(VENV)/bin/ruff check .
+	$(call section,mypy)
+	$(VENV)/bin/mypy $(MYPY_PATHS)
+	$(call section,pytest)
+	@set +e; $(VENV)/bin/pytest $(PYTEST_ARGS); rc=$$?; \
+	if [ $$rc -eq 5 ]; then \
+	  echo "ERROR: pytest collected no tests (exit code 5); a suite that runs nothing is a failure."; \
+	  exit 1; \
+	fi; exit $$rc
+
+lint: install ruff mypy
+
+ruff: install
+	$(call section,ruff)
+	$(VENV)/bin/ruff check .
+
+mypy: install
+	$(call section,mypy)
+	$(VENV)/bin/mypy $(MYPY_PATHS)
+
+# The referee's tests need neither Django nor services.
+test-referee: install
+	$(VENV)/bin/pytest -p no:django tests/referee $(PYTEST_ARGS)
+
+# ---------------------------------------------------------------- code generation
+
+proto: install
+	$(PY) scripts/gen_proto.py
+
+# Re-resolve the lock from pyproject.toml's ranges in a throwaway venv.
+lock:
+	@rm -rf .lockvenv
+	$(PYTHON) -m venv .lockvenv
+	.lockvenv/bin/python -m pip install --quiet --upgrade pip
+	.lockvenv/bin/python -m pip install --quiet -e ./sdk -e '.[dev]'
+	@{ echo "# Exact versions installed with: pip install -c requirements.lock -e ./sdk -e '.[dev]'"; \
+	   echo "# Regenerate with: make lock (pip itself is not pinned)"; \
+	   .lockvenv/bin/python -m pip freeze --all --exclude-editable | grep -v '^pip=='; } > $(LOCK)
+	@rm -rf .lockvenv
+	@echo "wrote $(LOCK)"
+
+clean:
+	rm -rf $(VENV) .lockvenv var .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+	find . -name '*.egg-info' -type d -prune -exec rm -rf {} +
