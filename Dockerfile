@@ -1,0 +1,30 @@
+# One image for every process of the arena (web, gateway, worker, beat, migrate);
+# docker-compose.yml picks the command. Installs exactly the versions in requirements.lock.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PYTHONPATH=/app
+
+WORKDIR /app
+
+# Dependencies first, so a code change does not reinstall them.
+COPY requirements.lock pyproject.toml ./
+COPY sdk ./sdk
+RUN python -c "import tomllib; print(chr(10).join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > /tmp/runtime-requirements.txt \
+    && python -m pip install -c requirements.lock -r /tmp/runtime-requirements.txt ./sdk
+
+COPY . .
+
+# Static files are served by WhiteNoise from var/static; collected at build time.
+RUN DEBUG=0 SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput \
+    && useradd --create-home --uid 10001 arena \
+    && chown -R arena:arena /app/var
+
+USER arena
+
+EXPOSE 8000 50051
+
+CMD ["gunicorn", "arena.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]
