@@ -186,4 +186,7 @@ LOGGING = {
         "console": {"class": "logging.StreamHandler", "formatter": "plain"},
     },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    # Django's default config gives "django" its own console handler and lets it
+    # propagate too, which printed every line twice; the root handler is enough.
+    "loggers": {"django": {"handlers": [], "propagate": True}},
 }

@@ -98,6 +98,12 @@ def test_bad_redis_url_is_rejected(python, clean_env) -> None:
     assert "REDIS_URL='localhost:6379' must start with redis://" in proc.stderr
 
 
+def test_bad_log_level_is_rejected(python, clean_env) -> None:
+    proc = _setup_django(python, clean_env(LOG_LEVEL="LOUD"))
+    assert proc.returncode != 0
+    assert "LOG_LEVEL='LOUD' is not one of" in proc.stderr
+
+
 def test_defaults_are_embedded_mode_on_sqlite(python, clean_env) -> None:
     code = (
         "import django; django.setup(); from django.conf import settings as s; "
