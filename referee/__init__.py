@@ -1,9 +1,9 @@
 """The Agent Avenue referee: a pure rules engine on frozen state (standard library only).
 
-    state = new_game(GameConfig.for_seats(2, "advanced"), seed=7)
-    while not state.over:
-        state = apply(state, legal_actions(state)[0])
-    result(state)
+state = new_game(GameConfig.for_seats(2, "advanced"), seed=7)
+while not state.over:
+    state = apply(state, legal_actions(state)[0])
+result(state)
 """
 
 from referee.actions import (

@@ -7,7 +7,6 @@ to the interned one, so either may be applied.
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 from typing import ClassVar, Final
 

@@ -65,7 +65,7 @@ Counts = tuple[int, ...]
 EMPTY: Final[Counts] = (0,) * N_AGENTS
 
 
-def counts_of(cards: "tuple[Agent, ...] | list[Agent]") -> Counts:
+def counts_of(cards: tuple[Agent, ...] | list[Agent]) -> Counts:
     c = [0] * N_AGENTS
     for a in cards:
         c[a] += 1

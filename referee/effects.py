@@ -8,7 +8,8 @@ engine itself never asks which mode or ruleset it is playing.
 from __future__ import annotations
 
 import functools
-from typing import Callable, Iterable, NamedTuple
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
 from referee.actions import Decision
 from referee.cards import (
@@ -178,7 +179,9 @@ def outpost(w: Work, team: int, taker: int) -> bool:
     return False
 
 
-def _ask_if(w: Work, team: int, taker: int, card: BlackMarket, decision: Decision, ok: bool) -> bool:
+def _ask_if(
+    w: Work, team: int, taker: int, card: BlackMarket, decision: Decision, ok: bool
+) -> bool:
     if not ok:
         return _ignored(w, team, card)
     w.ask(decision, taker)
@@ -299,7 +302,7 @@ _NAMED: dict[str, object] = {
 _SPACES = {"black_market": CORNERS, "recall": RECALL_SPACES}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def compile_phases(mode: Mode, ruleset: str) -> Phases:
     parts = [BASE_PHASES, *([ADVANCED_PHASES] if mode is Mode.ADVANCED else []), RULESETS[ruleset]]
 

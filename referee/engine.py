@@ -7,7 +7,8 @@ The turn is a state machine over decisions (spec 4 and 8). Each handler below an
 from __future__ import annotations
 
 import random
-from typing import Callable, NamedTuple, Optional, Sequence, TypeVar
+from collections.abc import Callable, Sequence
+from typing import NamedTuple, TypeVar
 
 from referee import effects
 from referee.actions import (
@@ -64,8 +65,8 @@ def new_game(
     config: GameConfig,
     seed: int,
     *,
-    deck: Optional[Sequence[Agent]] = None,
-    bm_deck: Optional[Sequence[BlackMarket]] = None,
+    deck: Sequence[Agent] | None = None,
+    bm_deck: Sequence[BlackMarket] | None = None,
 ) -> State:
     """Deal a new game. ``deck``/``bm_deck`` fix the shuffled orders (replays, tests)."""
     rng = random.Random(seed)
@@ -189,15 +190,12 @@ _LEGAL: dict[Decision, Callable[[State], tuple[Action, ...]]] = {
     Decision.DISCARD: lambda s: _discard_actions(s.hands[s.actor]),
     Decision.PLAY: lambda s: _play_actions(s.hands[s.actor]),
     Decision.NAME_FACE_UP: lambda s: tuple(NameFaceUp(m) for m in s.config.teams[s.active]),
-    Decision.PLAY_FACE_UP: lambda s: tuple(
-        PlayFaceUp(a) for a in effects.ids_in(s.hands[s.actor])
-    ),
+    Decision.PLAY_FACE_UP: lambda s: tuple(PlayFaceUp(a) for a in effects.ids_in(s.hands[s.actor])),
     Decision.PLAY_FACE_DOWN: _face_down_actions,
     Decision.RECRUIT: lambda s: RECRUIT_CHOICES,
     Decision.BLACK_MARKET: _market_actions,
     Decision.SECRET_RECRUIT: lambda s: tuple(
-        ChooseAgent(a)
-        for a in effects.secret_recruit_options(s.hands[s.actor], _team_play(s))
+        ChooseAgent(a) for a in effects.secret_recruit_options(s.hands[s.actor], _team_play(s))
     ),
     Decision.DOUBLE_TROUBLE: lambda s: tuple(
         ChooseAgent(a) for a in effects.ids_in(s.hands[s.actor], 2)
@@ -205,8 +203,7 @@ _LEGAL: dict[Decision, Callable[[State], tuple[Action, ...]]] = {
     Decision.SPYCATION: _retrieve_actions,
     Decision.RECALL: _retrieve_actions,
     Decision.MIND_CONTROL: lambda s: tuple(
-        ChooseAgent(a)
-        for a in effects.ids_in(s.in_play[1 - s.config.team_of(s.actor)])
+        ChooseAgent(a) for a in effects.ids_in(s.in_play[1 - s.config.team_of(s.actor)])
     ),
 }
 
@@ -256,7 +253,7 @@ class GameResult(NamedTuple):
     winner: int
     reason: EndReason
     tiebreak: bool
-    forfeit_seat: Optional[int]
+    forfeit_seat: int | None
     positions: tuple[int, int]
     gap: int
     turns: int
@@ -273,7 +270,7 @@ class GameResult(NamedTuple):
         }
 
 
-def result(state: State) -> Optional[GameResult]:
+def result(state: State) -> GameResult | None:
     """Winner team (0 = A, 1 = B), reason and final positions; None while the game goes on."""
     out = state.outcome
     if out is None:
@@ -299,11 +296,7 @@ def _begin_turn(w: Work) -> None:
 
 def _ask_play(w: Work, seat: int, may_discard: bool) -> None:
     team = w.active
-    if (
-        may_discard
-        and w.deck
-        and sum(w.discards[seat]) < w.config.discard_limit(team)
-    ):
+    if may_discard and w.deck and sum(w.discards[seat]) < w.config.discard_limit(team):
         w.ask(Decision.DISCARD, seat)
     elif len(w.config.teams[team]) == 1:
         w.ask(Decision.PLAY, seat)

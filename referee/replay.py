@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Iterator, Optional, Sequence
 
 from referee.actions import Action, Decision, IllegalAction, action_from_json
 from referee.cards import Agent, BlackMarket, cards_of
@@ -32,7 +32,7 @@ class RecordedDecision:
     seat: int
     kind: Decision
     action: Action
-    latency_ms: Optional[float] = None
+    latency_ms: float | None = None
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -52,7 +52,7 @@ class Record:
     deck: tuple[Agent, ...]
     bm_deck: tuple[BlackMarket, ...]
     decisions: tuple[RecordedDecision, ...]
-    result: Optional[GameResult]
+    result: GameResult | None
 
     def initial_state(self) -> State:
         return new_game(self.config, self.seed, deck=self.deck, bm_deck=self.bm_deck)
@@ -83,7 +83,7 @@ class Recorder:
         self._initial = initial
         self._decisions: list[RecordedDecision] = []
 
-    def add(self, state: State, action: Action, latency_ms: Optional[float] = None) -> None:
+    def add(self, state: State, action: Action, latency_ms: float | None = None) -> None:
         assert state.decision is not None
         self._decisions.append(RecordedDecision(state.actor, state.decision, action, latency_ms))
 
@@ -146,14 +146,14 @@ def replay(record: Record) -> Iterator[State]:
 
 def validate(record: Record) -> State:
     """Re-simulate the whole record; the final state, or ``ReplayError``."""
-    state: Optional[State] = None
-    for state in replay(record):
+    states = replay(record)
+    final = next(states)
+    for final in states:  # noqa: B007 - only the last state is wanted
         pass
-    assert state is not None
-    return state
+    return final
 
 
-def _describe(r: Optional[GameResult]) -> str:
+def _describe(r: GameResult | None) -> str:
     if r is None:
         return "an unfinished game"
     team = "AB"[r.winner]

@@ -52,12 +52,12 @@ class Event(NamedTuple):
     kind: EventKind
     team: int = -1
     seat: int = -1
-    agent: Optional[Agent] = None
-    bm: Optional[BlackMarket] = None
+    agent: Agent | None = None
+    bm: BlackMarket | None = None
     amount: int = 0
     space: int = -1
-    side: Optional[Side] = None
-    reason: Optional[EndReason] = None
+    side: Side | None = None
+    reason: EndReason | None = None
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {"kind": self.kind.value}
@@ -81,7 +81,7 @@ class Event(NamedTuple):
 
 
 #: the event log is a cons list (event, older) so appending stays O(1) on frozen state
-Log = Optional[tuple[Event, "Log"]]
+Log = Optional[tuple[Event, "Log"]]  # noqa: UP045 - a runtime alias, kept explicit
 
 
 def log_events(log: Log) -> tuple[Event, ...]:
@@ -119,11 +119,11 @@ class State(NamedTuple):
     active: int  # active team
     turn: int  # turns started, from 1
     turns_done: tuple[int, int]  # each team's own turns completed (captain rule)
-    decision: Optional[Decision]  # None once the game is over
+    decision: Decision | None  # None once the game is over
     actor: int  # seat to decide, -1 once over
     face_up_seat: int  # the seat that plays (or played) face up this turn
-    offer_up: Optional[Agent]
-    offer_down: Optional[Agent]  # secret until the recruit choice
+    offer_up: Agent | None
+    offer_down: Agent | None  # secret until the recruit choice
     market: tuple[BlackMarket, ...]
     bm_deck: tuple[BlackMarket, ...]
     ongoing: tuple[frozenset[BlackMarket], frozenset[BlackMarket]]
@@ -132,11 +132,11 @@ class State(NamedTuple):
     #: summary-board effects already triggered this turn, per team ("home_bonus", "recall")
     effects_used: tuple[frozenset[str], frozenset[str]]
     log: Log
-    outcome: Optional[Outcome]
+    outcome: Outcome | None
     deck_order: tuple[Agent, ...]  # the shuffled order the game was dealt from
     bm_order: tuple[BlackMarket, ...]
-    seed: Optional[int]
-    phases: "Phases"
+    seed: int | None
+    phases: Phases
 
     @property
     def over(self) -> bool:

@@ -7,7 +7,7 @@ move, recruit, log) are the only places that touch hands, the deck and the meepl
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 from referee.actions import Decision
 from referee.cards import (
@@ -40,11 +40,11 @@ class Work:
     active: int
     turn: int
     turns_done: tuple[int, int]
-    decision: Optional[Decision]
+    decision: Decision | None
     actor: int
     face_up_seat: int
-    offer_up: Optional[Agent]
-    offer_down: Optional[Agent]
+    offer_up: Agent | None
+    offer_down: Agent | None
     market: tuple[BlackMarket, ...]
     bm_deck: tuple[BlackMarket, ...]
     ongoing: tuple[frozenset[BlackMarket], frozenset[BlackMarket]]
@@ -52,10 +52,10 @@ class Work:
     tasks: tuple[Task, ...]
     effects_used: tuple[frozenset[str], frozenset[str]]
     log: Log
-    outcome: Optional[Outcome]
+    outcome: Outcome | None
     deck_order: tuple[Agent, ...]
     bm_order: tuple[BlackMarket, ...]
-    seed: Optional[int]
+    seed: int | None
     phases: Phases
 
     def __init__(self, s: State) -> None:
@@ -137,10 +137,18 @@ class Work:
     # The frequent events are built positionally: a NamedTuple call with keywords costs
     # several times more, and these run on every turn of every game.
 
-    def note(self, kind: EventKind, team: int, seat: int, agent: Optional[Agent]) -> None:
+    def note(self, kind: EventKind, team: int, seat: int, agent: Agent | None) -> None:
         self.log = (_new(Event, (kind, team, seat, agent, None, 0, -1, None, None)), self.log)
 
-    def note_amount(self, kind: EventKind, team: int, seat: int, agent: Optional[Agent], amount: int, space: int = -1) -> None:
+    def note_amount(
+        self,
+        kind: EventKind,
+        team: int,
+        seat: int,
+        agent: Agent | None,
+        amount: int,
+        space: int = -1,
+    ) -> None:
         event = _new(Event, (kind, team, seat, agent, None, amount, space, None, None))
         self.log = (event, self.log)
 
