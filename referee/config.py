@@ -8,7 +8,7 @@ phases per hook; nothing else in the engine asks which variant it is playing.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import ClassVar, Final
 
 from referee.cards import FastEnum
 
@@ -114,6 +114,11 @@ class GameConfig:
                 raise ConfigError(f"team {team} must hold one or two seats in increasing order")
         if self.first_team not in (None, 0, 1):
             raise ConfigError(f"first_team must be 0 (A), 1 (B) or None, not {self.first_team}")
+        # derived once, read on every turn (not a dataclass field: eq, hash, repr skip it)
+        limits = tuple(self.discard_limit(self.team_of(s)) for s in range(self.seats))
+        object.__setattr__(self, "discard_limits", limits)
+
+    discard_limits: ClassVar[tuple[int, ...]]  # set per instance in __post_init__
 
     @classmethod
     def for_seats(

@@ -16,12 +16,12 @@ from referee.cards import (
     CORNERS,
     HOMES,
     MASTERPLAN_IDS,
+    MOVES,
     N_AGENTS,
     RECALL_SPACES,
     Agent,
     BlackMarket,
     Counts,
-    base_move,
 )
 from referee.config import ADVANCED_PHASES, BASE_PHASES, RULESETS, Mode
 from referee.state import EndReason, Event, EventKind, Task
@@ -50,7 +50,7 @@ def recruit(w: Work, team: int, agent: Agent) -> int:
     """Put an agent in play; returns the move its icon (and ongoing cards) gives."""
     copies = w.change_play(team, agent, 1)
     w.note_amount(EventKind.RECRUITED, team, -1, agent, copies)
-    delta = base_move(agent, copies)
+    delta = MOVES[agent][copies - 1 if copies < 3 else 2]
     for modify in w.phases.recruit_modifiers:
         delta = modify(w, team, agent, delta)
     return delta

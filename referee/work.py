@@ -90,34 +90,38 @@ class Work:
         ) = s
 
     def freeze(self) -> State:
-        return State(
-            self.config,
-            self.deck,
-            self.hands,
-            self.discards,
-            self.in_play,
-            self.pos,
-            self.gap,
-            self.active,
-            self.turn,
-            self.turns_done,
-            self.decision,
-            self.actor,
-            self.face_up_seat,
-            self.offer_up,
-            self.offer_down,
-            self.market,
-            self.bm_deck,
-            self.ongoing,
-            self.bm_discard,
-            self.tasks,
-            self.effects_used,
-            self.log,
-            self.outcome,
-            self.deck_order,
-            self.bm_order,
-            self.seed,
-            self.phases,
+        # tuple.__new__ directly: NamedTuple's own __new__ is a Python-level call
+        return _new(
+            State,
+            (
+                self.config,
+                self.deck,
+                self.hands,
+                self.discards,
+                self.in_play,
+                self.pos,
+                self.gap,
+                self.active,
+                self.turn,
+                self.turns_done,
+                self.decision,
+                self.actor,
+                self.face_up_seat,
+                self.offer_up,
+                self.offer_down,
+                self.market,
+                self.bm_deck,
+                self.ongoing,
+                self.bm_discard,
+                self.tasks,
+                self.effects_used,
+                self.log,
+                self.outcome,
+                self.deck_order,
+                self.bm_order,
+                self.seed,
+                self.phases,
+            ),
         )
 
     # --- reading -------------------------------------------------------------------------
@@ -175,17 +179,28 @@ class Work:
     def refill(self, seat: int) -> None:
         """Draw back up to 4 while the deck lasts; a larger hand is kept."""
         need = HAND_SIZE - sum(self.hands[seat])
-        if need <= 0 or not self.deck:
-            return
-        drawn = self.deck[:need]
-        self.deck = self.deck[need:]
+        if need > 0 and self.deck:
+            self.exchange(seat, (), need)
+
+    def exchange(self, seat: int, out: tuple[Agent, ...], draw: int) -> None:
+        """Take ``out`` from a hand and draw ``draw`` cards (fewer if the deck runs out),
+        in one rebuild of the hand: the discard and play steps do this every turn."""
+        hand = list(self.hands[seat])
+        for card in out:
+            hand[card] -= 1
+        if draw > 0 and self.deck:
+            drawn = self.deck[:draw]
+            self.deck = self.deck[draw:]
+            for card in drawn:
+                hand[card] += 1
+            self.note_amount(EventKind.DREW, -1, seat, None, len(drawn))
         hands = list(self.hands)
-        hand = list(hands[seat])
-        for card in drawn:
-            hand[card] += 1
         hands[seat] = tuple(hand)
         self.hands = tuple(hands)
-        self.note_amount(EventKind.DREW, -1, seat, None, len(drawn))
+
+    def play_out(self, seat: int, cards: tuple[Agent, ...]) -> None:
+        """Play cards from a hand, then draw back up to 4 (spec 4, Step 1.3)."""
+        self.exchange(seat, cards, HAND_SIZE - sum(self.hands[seat]) + len(cards))
 
     def move(self, team: int, delta: int) -> None:
         """Move a meeple; the gap is unwrapped so passing shows at the End step (spec 2)."""
