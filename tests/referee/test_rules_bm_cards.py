@@ -169,6 +169,16 @@ def test_lookout_and_getaway_car_only_the_final_space_counts() -> None:
     assert s.pos == (3, 4) and decision(s) == (Decision.DISCARD, 1)
 
 
+def test_lookout_over_a_home_onto_a_corner_only_the_final_space_counts() -> None:
+    """Enforcer +3 from 13 passes home 0 (no Getaway Car) and stops on corner 2."""
+    s = adv([[ENF, CB, SAB, DA], [CB, ENF, SAB, DA]])
+    s = board(s, a=13, b=6, ongoing_a=[BM.LOOKOUT, BM.GETAWAY_CAR])
+    start = s
+    s = play(s, Play(ENF, CB), DOWN)
+    assert moves(s, since=start) == [(A, 3, 2)]
+    assert decision(s) == (Decision.BLACK_MARKET, 0)
+
+
 # --- End-step win cards -------------------------------------------------------------------------
 
 SIX_IDS = [DA, CB, SAB, DD, SEN, MOLE]

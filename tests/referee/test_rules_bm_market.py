@@ -216,3 +216,15 @@ def test_three_codebreakers_still_let_the_other_team_acquire_first() -> None:
     assert not s.over and decision(s) == (Decision.BLACK_MARKET, 1)
     s = play(s, take(BM.OUTPOST, 1))  # B has a Sentinel in hand: 1st copy, 0
     assert outcome(s)[:2] == (A, EndReason.CODEBREAKERS)
+
+
+def test_end_conditions_are_read_after_the_acquisitions() -> None:
+    """B recruits its 3rd Codebreaker, but A's Mind Control takes one back before End."""
+    market = [BM.MIND_CONTROL, BM.SURVEILLANCE_VAN, BM.SMOKE_SCREEN]
+    s = adv([[DD, CB, SAB, DA], B_HAND], draw=[SEN, SEN], market=market, bm_next=())
+    s = board(s, play_b=[CB, CB])
+    s = play(s, Play(DD, CB), DOWN)  # B: 3rd Codebreaker; A: +2 to corner 2
+    assert s.in_play[B][CB] == 3 and decision(s) == (Decision.BLACK_MARKET, 0)
+    s = play(s, take(BM.MIND_CONTROL), ChooseAgent(CB))
+    assert s.in_play[B][CB] == 2 and CB in hand(s, 0)
+    assert not s.over and decision(s) == (Decision.DISCARD, 1)

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from referee import (
+    ChooseAgent,
     Decision,
     Discard,
     EndReason,
@@ -114,6 +115,32 @@ def test_stopping_leaves_the_discards_for_a_later_turn() -> None:
     s = play(s, Play(ENF, SAB), DOWN, STOP, Play(DD, DA), DOWN, auto_stop=False)
     assert decision(s) == (Decision.DISCARD, 0)
     assert observe(s, 0).seats[0].discards_left == 4
+
+
+def five_card_hand():  # type: ignore[no-untyped-def]
+    """Advanced: A lands on corner 2 and Mind Control brings B's Codebreaker into A's hand."""
+    s = deal(
+        [[DD, CB, SAB, DA], [CB, ENF, SAB, DA]],
+        draw=[SEN, SEN, ENF, SAB, DD, DD, SK],
+        mode="advanced",
+        market=[BM.MIND_CONTROL, BM.SURVEILLANCE_VAN, BM.SMOKE_SCREEN],
+    )
+    s = play(s, Play(DD, CB), DOWN, TakeBlackMarket(BM.MIND_CONTROL, 0), ChooseAgent(CB))
+    assert hand(s, 0) == [DA, CB, SAB, SEN, SEN], "a hand above 4 is kept"
+    s = play(s, Play(ENF, SAB), UP)  # B's turn; A: Enforcer +1, B: Saboteur -1
+    assert decision(s) == (Decision.DISCARD, 0) and s.deck[:2] == (DD, DD)
+    return s
+
+
+def test_a_discard_draws_exactly_one_even_into_a_hand_above_four() -> None:
+    s = play(five_card_hand(), Discard(SAB), auto_stop=False)
+    assert hand(s, 0) == [DA, CB, DD, SEN, SEN] and s.deck[0] == DD
+
+
+def test_playing_from_a_hand_above_four_draws_back_to_four_only() -> None:
+    s = play(five_card_hand(), Play(SEN, CB))
+    assert hand(s, 0) == [DA, SAB, DD, SEN], "5 - 2 + 1"
+    assert s.deck[0] == DD
 
 
 # --- the two cards played (spec 4 step 1.2) ------------------------------------------------

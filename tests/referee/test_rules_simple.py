@@ -5,16 +5,22 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from referee import (
+    ConfigError,
     Decision,
     Discard,
     EndReason,
     EventKind,
+    GameConfig,
+    Mode,
     Play,
     Recruit,
     Side,
     StopDiscarding,
     legal_actions,
+    new_game,
 )
 from referee.observation import observe, spectator_view
 from tests.referee.scenario import (
@@ -72,6 +78,22 @@ def test_a_two_player_turn_asks_discard_play_recruit_then_passes() -> None:
 def test_the_first_team_comes_from_the_configuration() -> None:
     s = deal(HANDS, first_team=B)
     assert s.active == B and decision(s) == (Decision.DISCARD, 1)
+
+
+def test_without_a_configured_first_team_the_seed_draws_it() -> None:
+    config = GameConfig.for_seats(2, "simple")
+    firsts = {new_game(config, seed).active for seed in range(40)}
+    assert firsts == {A, B}
+    assert all(new_game(config, seed).active == new_game(config, seed).active for seed in range(10))
+
+
+def test_the_configuration_is_validated() -> None:
+    with pytest.raises(ConfigError):
+        GameConfig.for_seats(5)
+    with pytest.raises(ConfigError):
+        GameConfig(Mode.SIMPLE, ((0, 1), (1,)))
+    with pytest.raises(ConfigError):
+        new_game(GameConfig.for_seats(2), 1, deck=[ENF] * 38)
 
 
 def test_draw_back_to_4_before_the_opponent_chooses() -> None:
