@@ -7,13 +7,12 @@ import json
 import math
 import sys
 import time
-from collections import Counter
 from collections.abc import Sequence
 
-from referee.bots.base import HOUSE_BOTS, Bot, make_bot
+from referee.bots.base import HOUSE_BOTS, make_bot
 from referee.config import ConfigError, GameConfig, Mode
 from referee.narrate import describe
-from referee.play import play_game
+from referee.play import MatchStats, play_game, play_pairs, seat_bots
 from referee.replay import ReplayError, loads, validate
 
 
@@ -53,59 +52,51 @@ def _config(args: argparse.Namespace, first_team: int | None = None) -> GameConf
     return GameConfig.for_seats(args.seats, args.mode, first_team=first_team, ruleset=args.ruleset)
 
 
-def _seat_bots(config: GameConfig, team_bots: Sequence[Bot]) -> list[Bot]:
-    """Seat s plays for the bot of its team."""
-    return [team_bots[config.team_of(s)] for s in range(config.seats)]
-
-
 def cmd_play(args: argparse.Namespace) -> int:
     names = (args.a, args.b)
-    wins = [0, 0]
-    seat_wins: Counter[tuple[str, int]] = Counter()
-    reasons: Counter[str] = Counter()
-    decisions = 0
     pairs = max(1, args.games // 2)
-    total = pairs * 2
-    progress = Progress(total, enabled=not args.quiet)
+    progress = Progress(pairs * 2, enabled=not args.quiet)
+
+    def on_game(stats: MatchStats) -> None:
+        progress.update(stats.games, f"{names[0]} {stats.wins[0]}-{stats.wins[1]} {names[1]}")
+
     started = time.perf_counter()
-    for pair in range(pairs):
-        deck_seed = args.seed + pair
-        for swap in (0, 1):  # a mirrored pair: same deck and first team, bots swap teams
-            config = _config(args, first_team=pair % 2)
-            game_seed = deck_seed * 2 + swap
-            bot_a = make_bot(names[swap], game_seed)
-            bot_b = make_bot(names[1 - swap], game_seed + 1)
-            played = play_game(
-                config, game_seed, _seat_bots(config, (bot_a, bot_b)), deck_seed=deck_seed
-            )
-            decisions += played.decisions
-            winner_bot = (swap + played.result.winner) % 2  # index into names
-            wins[winner_bot] += 1
-            seat_wins[(names[winner_bot], played.result.winner)] += 1
-            reasons[played.result.reason.value] += 1
-            progress.update(pair * 2 + swap + 1, f"{names[0]} {wins[0]}-{wins[1]} {names[1]}")
-    elapsed = time.perf_counter() - started
-    print(f"{total} games, {args.mode} mode, {args.seats} seats, ruleset {args.ruleset}")
-    for i, name in enumerate(names):
-        lo, hi = wilson(wins[i], total)
-        label = f"{name} ({'AB'[i]}-first)" if names[0] == names[1] else name
+    stats = play_pairs(
+        names,
+        range(pairs),
+        seats=args.seats,
+        mode=args.mode,
+        ruleset=args.ruleset,
+        seed=args.seed,
+        on_game=on_game,
+    )
+    what = f"{args.mode} mode, {args.seats} seats, ruleset {args.ruleset}"
+    print_summary(stats, time.perf_counter() - started, what)
+    return 0
+
+
+def print_summary(stats: MatchStats, elapsed: float, what: str) -> None:
+    total = stats.games
+    print(f"{total} games ({total // 2} mirrored pairs), {what}")
+    for i, name in enumerate(stats.names):
+        lo, hi = wilson(stats.wins[i], total)
+        label = name if stats.names[0] != stats.names[1] else f"{name} #{i + 1}"
         print(
-            f"  {label:<22} {wins[i]:>6} wins  {wins[i] / total:6.1%}  "
-            f"95% CI [{lo:.1%}, {hi:.1%}]  as team A: {seat_wins[(name, 0)]}, "
-            f"as team B: {seat_wins[(name, 1)]}"
+            f"  {label:<16} {stats.wins[i]:>6} wins {stats.wins[i] / total:6.1%}  "
+            f"95% CI [{lo:.1%}, {hi:.1%}]  as team A {stats.team_wins[(i, 0)]}, "
+            f"as team B {stats.team_wins[(i, 1)]}"
         )
-    print("  end reasons: " + ", ".join(f"{r} {n}" for r, n in reasons.most_common()))
+    print("  end reasons: " + ", ".join(f"{r} {n}" for r, n in stats.reasons.most_common()))
     print(
-        f"  {total / elapsed:,.1f} games/s, {decisions / elapsed:,.0f} decisions/s "
+        f"  {total / elapsed:,.1f} games/s, {stats.decisions / elapsed:,.0f} decisions/s "
         f"({elapsed:.1f} s)"
     )
-    return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     config = _config(args, first_team=args.first_team)
     bots = [make_bot(args.a, args.seed), make_bot(args.b, args.seed + 1)]
-    played = play_game(config, args.seed, _seat_bots(config, bots))
+    played = play_game(config, args.seed, seat_bots(config, bots))
     state = played.record.initial_state()
     print(
         f"{args.a} (team A, seats {config.teams[0]}) vs {args.b} (team B, seats {config.teams[1]})"

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
-from referee.bots.base import Bot
+from referee.bots.base import Bot, make_bot
 from referee.config import GameConfig
 from referee.engine import GameResult, apply, legal_actions, new_game, result
 from referee.observation import observe
@@ -43,3 +44,59 @@ def play_game(
     final = result(state)
     assert final is not None
     return Played(recorder.finish(state), final, decisions)
+
+
+def seat_bots(config: GameConfig, team_bots: Sequence[Bot]) -> list[Bot]:
+    """Seat s plays for the bot of its team."""
+    return [team_bots[config.team_of(s)] for s in range(config.seats)]
+
+
+@dataclass
+class MatchStats:
+    """Results of bot ``names[0]`` against ``names[1]`` over mirrored pairs of games."""
+
+    names: tuple[str, str]
+    games: int = 0
+    wins: list[int] = field(default_factory=lambda: [0, 0])
+    #: (bot index, team it won as) -> wins
+    team_wins: Counter[tuple[int, int]] = field(default_factory=Counter)
+    reasons: Counter[str] = field(default_factory=Counter)
+    decisions: int = 0
+
+    def merge(self, other: MatchStats) -> None:
+        self.games += other.games
+        self.wins = [a + b for a, b in zip(self.wins, other.wins, strict=True)]
+        self.team_wins.update(other.team_wins)
+        self.reasons.update(other.reasons)
+        self.decisions += other.decisions
+
+
+def play_pairs(
+    names: tuple[str, str],
+    pairs: range,
+    *,
+    seats: int = 2,
+    mode: str = "simple",
+    ruleset: str = "standard",
+    seed: int = 1,
+    on_game: Callable[[MatchStats], None] | None = None,
+) -> MatchStats:
+    """Mirrored pairs: both games of a pair share the deck and the first team; the bots
+    swap teams, so the deal's luck cancels out (spec section 9)."""
+    stats = MatchStats(names)
+    for pair in pairs:
+        deck_seed = seed + pair
+        config = GameConfig.for_seats(seats, mode, first_team=pair % 2, ruleset=ruleset)
+        for swap in (0, 1):
+            game_seed = deck_seed * 2 + swap
+            team_bots = (make_bot(names[swap], game_seed), make_bot(names[1 - swap], game_seed + 1))
+            played = play_game(config, game_seed, seat_bots(config, team_bots), deck_seed=deck_seed)
+            winner = (swap + played.result.winner) % 2  # index into names
+            stats.games += 1
+            stats.wins[winner] += 1
+            stats.team_wins[(winner, played.result.winner)] += 1
+            stats.reasons[played.result.reason.value] += 1
+            stats.decisions += played.decisions
+            if on_game is not None:
+                on_game(stats)
+    return stats
