@@ -1,0 +1,109 @@
+"""Live Elo and the batch maximum-likelihood fit, as pure functions (no database)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from leaderboard.batch import CENTRE, Game, fit
+from leaderboard.elo import elo_update, expected_score, team_deltas
+
+
+def test_expected_score_is_the_elo_curve() -> None:
+    assert expected_score(1500, 1500) == 0.5
+    assert expected_score(1900, 1500) == pytest.approx(10 / 11)
+    assert expected_score(1500, 1900) + expected_score(1900, 1500) == pytest.approx(1.0)
+
+
+def test_elo_update_is_zero_sum_and_scaled_by_k() -> None:
+    a, b = elo_update(1500, 1500, 1.0, k=32)
+    assert (a, b) == (1516, 1484)
+    a, b = elo_update(1600, 1400, 0.0, k=20)
+    assert a + b == pytest.approx(3000) and a < 1600
+    assert 1600 - a == pytest.approx(20 * expected_score(1600, 1400))
+
+
+@pytest.mark.parametrize(("a", "b"), [((1500, 1600), (1450, 1550)), ((1500, 1600), (1700,))])
+def test_team_deltas_are_zero_sum(a: tuple[float, ...], b: tuple[float, ...]) -> None:
+    da, db = team_deltas(list(a), list(b), 1.0, k=24)
+    assert sum(da) + sum(db) == pytest.approx(0.0)
+    assert all(d > 0 for d in da) and all(d < 0 for d in db)
+    assert len(set(da)) == 1 and len(set(db)) == 1
+    with pytest.raises(ValueError):
+        team_deltas([], [1500], 1.0)
+
+
+def synthetic_league(true: np.ndarray, rounds: int, seed: int) -> list[Game]:
+    """Round robins of mirrored pairs with known strengths."""
+    rng = np.random.default_rng(seed)
+    games, unit = [], 0
+    n = len(true)
+    for _ in range(rounds):
+        for i in range(n):
+            for j in range(i + 1, n):
+                p = expected_score(true[i], true[j])
+                games.append(Game((i,), (j,), bool(rng.random() < p), unit))
+                games.append(Game((j,), (i,), bool(rng.random() >= p), unit))
+                unit += 1
+    return games
+
+
+def test_batch_fit_recovers_known_strengths_within_its_intervals() -> None:
+    true = np.linspace(1250, 1750, 16)  # mean 1500, as the fit is centred
+    games = synthetic_league(true, rounds=12, seed=3)
+    f = fit(16, games, bootstrap=300, seed=1)
+    inside = (true >= f.low) & (true <= f.high)
+    assert inside.mean() >= 0.8, f"only {inside.sum()} of 16 true ratings inside their 95% CI"
+    assert np.corrcoef(true, f.ratings)[0, 1] > 0.97
+    assert f.ratings.mean() == pytest.approx(CENTRE)
+    assert np.all(f.low <= f.ratings) and np.all(f.ratings <= f.high)
+    true_rank = 16 - np.arange(16)
+    assert np.mean((f.rank_low <= true_rank) & (true_rank <= f.rank_high)) >= 0.8
+    assert np.all(f.rank_low <= f.rank) and np.all(f.rank <= f.rank_high)
+    assert np.all(f.games == 12 * 15 * 2)
+
+
+def test_one_step_bootstrap_is_close_to_full_refits() -> None:
+    """Large fits use one Newton step per replicate; on data where both run, the interval
+    ends differ by a few percent of the interval width."""
+    true = np.linspace(1300, 1700, 10)
+    games = synthetic_league(true, rounds=30, seed=5)
+    fast = fit(10, games, bootstrap=300, seed=2, exact=False)
+    exact = fit(10, games, bootstrap=300, seed=2, exact=True)
+    assert np.allclose(fast.ratings, exact.ratings)
+    width = exact.high - exact.low
+    assert np.max(np.abs(fast.low - exact.low) / width) < 0.12
+    assert np.max(np.abs(fast.high - exact.high) / width) < 0.12
+    default = fit(10, games, bootstrap=300, seed=2)
+    assert np.array_equal(default.low, exact.low), "small data are refitted in full"
+
+
+def test_an_undefeated_player_gets_a_finite_rating() -> None:
+    games = [Game((0,), (1,), True, u) for u in range(10)] + [
+        Game((1,), (2,), True, 10 + u) for u in range(10)
+    ]
+    f = fit(3, games, bootstrap=50)
+    assert np.all(np.isfinite(f.ratings)) and f.ratings[0] > f.ratings[1] > f.ratings[2]
+    assert list(f.rank) == [1, 2, 3]
+
+
+def test_team_games_fit_member_strengths() -> None:
+    rng = np.random.default_rng(7)
+    true = np.array([1300.0, 1400.0, 1600.0, 1700.0])
+    games, unit = [], 0
+    for _ in range(400):
+        a = tuple(rng.choice(4, 2, replace=False))
+        b = tuple(p for p in range(4) if p not in a)
+        p = expected_score(true[list(a)].mean(), true[list(b)].mean())
+        games.append(Game(a, b, bool(rng.random() < p), unit))
+        unit += 1
+    f = fit(4, games, bootstrap=100)
+    assert list(np.argsort(f.ratings)) == [0, 1, 2, 3]
+    assert np.all(
+        f.games == [g for g in np.bincount([p for x in games for p in x.team_a + x.team_b])]
+    )
+
+
+def test_no_games_gives_the_centre() -> None:
+    f = fit(3, [])
+    assert list(f.ratings) == [CENTRE] * 3 and f.bootstrap == 0
