@@ -1,0 +1,1 @@
+"""Service functions of the competition domain: views, commands and tasks call these."""

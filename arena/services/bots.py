@@ -1,0 +1,120 @@
+"""Bots and their tokens.
+
+A token is shown once, at creation or rotation; only its sha256 is stored. The gateway
+calls ``authenticate_token`` for every new stream.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from django.db import transaction
+from django.utils import timezone
+
+from arena.models import Bot, BotKind
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+#: tokens look like ``aat_<43 url-safe characters>`` (32 random bytes)
+TOKEN_PREFIX = "aat_"
+#: characters kept in Bot.token_prefix for display: "aat_" plus 6 of the random part
+DISPLAY_CHARS = 10
+
+
+class BotError(ValueError):
+    """A request about bots that cannot be carried out (unknown bot, name taken, ...)."""
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _new_token() -> str:
+    return TOKEN_PREFIX + secrets.token_urlsafe(32)
+
+
+def check_bot_name(name: str) -> None:
+    if not name or len(name) > 64 or not all(c.isalnum() or c in "-_." for c in name):
+        raise BotError(f"bad bot name {name!r}: use 1-64 letters, digits, '-', '_' or '.'")
+    if Bot.objects.filter(name=name).exists():
+        raise BotError(f"a bot named {name!r} already exists")
+
+
+def create_bot(
+    name: str,
+    *,
+    owner: User | None = None,
+    kind: BotKind = BotKind.REMOTE,
+) -> tuple[Bot, str | None]:
+    """Create a bot; returns it with its plaintext token (None for a house bot, which
+    never connects)."""
+    check_bot_name(name)
+    bot = Bot(name=name, owner=owner, kind=kind)
+    token = None
+    if kind == BotKind.REMOTE:
+        token = _new_token()
+        bot.token_hash = hash_token(token)
+        bot.token_prefix = token[:DISPLAY_CHARS]
+    bot.save()
+    return bot, token
+
+
+def get_bot(name: str) -> Bot:
+    try:
+        return Bot.objects.get(name=name)
+    except Bot.DoesNotExist:
+        raise BotError(f"no bot named {name!r}") from None
+
+
+@transaction.atomic
+def rotate_token(bot: Bot) -> str:
+    """Give ``bot`` a new token; the old one stops working for new streams at once."""
+    if bot.kind != BotKind.REMOTE:
+        raise BotError(f"{bot.name} is a house bot: it has no token")
+    token = _new_token()
+    Bot.objects.filter(pk=bot.pk).update(
+        token_hash=hash_token(token), token_prefix=token[:DISPLAY_CHARS]
+    )
+    bot.refresh_from_db(fields=["token_hash", "token_prefix"])
+    return token
+
+
+def revoke_token(bot: Bot) -> None:
+    """No token opens a stream for ``bot`` until ``rotate_token``. Streams already open
+    stay open until they end (the gateway checks tokens when a stream starts)."""
+    Bot.objects.filter(pk=bot.pk).update(token_hash=None, token_prefix="")
+    bot.refresh_from_db(fields=["token_hash", "token_prefix"])
+
+
+@dataclass(frozen=True)
+class BotIdentity:
+    """What the gateway needs to know about an authenticated bot (no ORM object)."""
+
+    bot_id: str
+    name: str
+
+
+def authenticate_token(token: str) -> Bot | None:
+    """The active remote bot this token belongs to, or None (unknown, revoked, inactive)."""
+    if not token.startswith(TOKEN_PREFIX):
+        return None
+    return Bot.objects.filter(
+        token_hash=hash_token(token), active=True, kind=BotKind.REMOTE
+    ).first()
+
+
+def record_hello(bot_id: str, *, protocol_version: int, bot_version: str) -> None:
+    """Remember what the bot's last Hello said, and that it was seen now."""
+    Bot.objects.filter(pk=bot_id).update(
+        protocol_version=protocol_version,
+        bot_version=bot_version[:100],
+        last_seen_at=timezone.now(),
+    )
+
+
+def record_seen(bot_id: str) -> None:
+    Bot.objects.filter(pk=bot_id).update(last_seen_at=timezone.now())
