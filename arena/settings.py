@@ -13,7 +13,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from arena.env import env_bool, env_list, env_str
+from arena.env import env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -128,6 +128,23 @@ CELERY_TIMEZONE = "UTC"
 
 #: host:port the gateway listens on (`manage.py rungateway`) and bots connect to.
 GATEWAY_ADDRESS = env_str("GATEWAY_ADDRESS", default="127.0.0.1:50051")
+#: Prefix of the relay's Redis keys, so that several deployments (or test runs) can share
+#: one Redis; every gateway and worker of one deployment must use the same.
+RELAY_PREFIX = env_str("RELAY_PREFIX", default="relay")
+#: The gateway pings each bot this often, and closes a stream silent for the timeout.
+GATEWAY_HEARTBEAT_SECONDS = env_int("GATEWAY_HEARTBEAT_SECONDS", default=10, minimum=1)
+GATEWAY_HEARTBEAT_TIMEOUT_SECONDS = env_int(
+    "GATEWAY_HEARTBEAT_TIMEOUT_SECONDS", default=30, minimum=2
+)
+#: Largest message accepted from a bot (answers are a few dozen bytes).
+GATEWAY_MAX_MESSAGE_BYTES = env_int(
+    "GATEWAY_MAX_MESSAGE_BYTES", default=64 * 1024, minimum=1024, maximum=4 * 1024 * 1024
+)
+#: Messages per second (and burst) a bot may send besides its answers to requests.
+GATEWAY_RATE_LIMIT_PER_SECOND = env_int("GATEWAY_RATE_LIMIT_PER_SECOND", default=20, minimum=1)
+GATEWAY_RATE_LIMIT_BURST = env_int("GATEWAY_RATE_LIMIT_BURST", default=40, minimum=1)
+#: Cap on the matches a bot may ask to play at once (Hello.max_concurrent_matches).
+GATEWAY_MAX_CONCURRENT_MATCHES = env_int("GATEWAY_MAX_CONCURRENT_MATCHES", default=16, minimum=1)
 
 # ---------------------------------------------------------------- health checks
 

@@ -1,0 +1,171 @@
+"""The relay between match runners and gateways: one small interface, two implementations.
+
+A runner (in a Celery worker, a command, a test) and the gateway holding a bot's stream
+may be different processes on different machines. The runner ``deliver``s serialized
+``ArenaMessage``s for a bot and waits on its match's inbox for what the gateway sends
+back (the bot's actions, or notices that the bot's answer was unreadable or that its
+stream closed). A gateway ``attach``es each bot it holds and receives the deliveries for
+it.
+
+* ``InProcessRelay`` (``arena.relay.local``): embedded mode, runner and gateway threads of
+  one process.
+* ``RedisRunnerRelay`` / ``RedisGatewayRelay`` (``arena.relay.redis``): distributed mode,
+  any number of gateways and runners.
+
+**One connection per bot, the newest wins.** When a bot opens a stream while another of
+its streams is open (on this gateway or another), the old session is told it is
+superseded: it gets ``Error(code="superseded")`` and is closed.
+
+The runner side is synchronous (runners run in worker threads); the gateway side is
+asyncio, called on the gateway's event loop. A ``RelayError`` is an infrastructure fault
+(Redis unreachable): the runner lets it propagate so that the caller can void and re-run
+the match; it is never turned into a bot fault.
+"""
+
+from __future__ import annotations
+
+import enum
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Protocol
+
+
+class RelayError(RuntimeError):
+    """The relay itself failed (not the bot): void the match and run it again."""
+
+
+class DeliveryKind(enum.Enum):
+    STARTED = "started"  # MatchStarted
+    REQUEST = "request"  # DecisionRequest, awaits an answer for (match_id, seq)
+    ENDED = "ended"  # MatchEnded
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """A message for a bot: ``payload`` is a serialized ``ArenaMessage``, written to the
+    bot's stream as it is; the other fields let the gateway track the bot's matches."""
+
+    kind: DeliveryKind
+    match_id: str
+    seq: int
+    payload: bytes
+
+
+class InboundKind(enum.Enum):
+    #: the bot's Action; ``payload`` is the serialized ``agent_avenue.v1.Action``
+    ACTION = "action"
+    #: the bot sent bytes that are no message (or no readable one) while asked ``seq``
+    MALFORMED = "malformed"
+    #: the bot's stream closed while it was in the match
+    DISCONNECTED = "disconnected"
+
+
+@dataclass(frozen=True, slots=True)
+class Inbound:
+    """What a gateway sends a match's runner about one of the match's bots."""
+
+    kind: InboundKind
+    bot_id: str
+    match_id: str
+    seq: int = 0
+    payload: bytes = b""
+    detail: str = ""
+
+
+@dataclass
+class DropCounts:
+    """Inbound messages a runner ignored."""
+
+    #: from the bot being asked, but for another decision (an old or future seq)
+    stale: int = 0
+    #: from a bot that is not the one being asked (out of turn, or not in the match)
+    foreign: int = 0
+
+
+class BotSink(Protocol):
+    """A gateway session as the relay sees it. Both methods may be called from any thread
+    and must return at once."""
+
+    def deliver(self, delivery: Delivery) -> None: ...
+
+    def supersede(self, reason: str) -> None: ...
+
+
+class RunnerRelay(ABC):
+    """The runner's side: synchronous, safe to share between runner threads."""
+
+    @abstractmethod
+    def deliver(self, bot_id: str, delivery: Delivery) -> bool:
+        """Send to the bot's current stream; False when no gateway holds the bot."""
+
+    @abstractmethod
+    def is_connected(self, bot_id: str) -> bool:
+        """Whether some gateway holds a stream of the bot now."""
+
+    @abstractmethod
+    def presence(self, bot_id: str) -> dict[str, object] | None:
+        """None when the bot is not connected, else what its gateway registered:
+        ``conn``, ``max_matches`` (from its Hello, capped) and ``since`` (Unix time)."""
+
+    @abstractmethod
+    def open_match(self, match_id: str) -> None:
+        """Prepare the match's inbox (empty) before the first delivery."""
+
+    @abstractmethod
+    def close_match(self, match_id: str) -> None:
+        """Forget the match's inbox; later inbound messages for it are discarded."""
+
+    @abstractmethod
+    def _pop(self, match_id: str, timeout: float) -> Inbound | None:
+        """The next inbound message of the match, waiting at most ``timeout`` seconds."""
+
+    def await_answer(
+        self, match_id: str, bot_id: str, seq: int, deadline: float, drops: DropCounts
+    ) -> Inbound | None:
+        """Wait until ``deadline`` (``time.monotonic()``) for the answer of ``bot_id`` to
+        decision ``seq``, or a notice about any bot of the match (malformed answer,
+        disconnect). Actions and malformed notices for another decision or from another
+        bot are dropped and counted in ``drops``. None when the deadline passes."""
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            inbound = self._pop(match_id, remaining)
+            if inbound is None:
+                return None
+            if inbound.kind is InboundKind.DISCONNECTED:
+                return inbound
+            if inbound.bot_id != bot_id:
+                drops.foreign += 1
+            elif inbound.seq != seq:
+                drops.stale += 1
+            else:
+                return inbound
+
+    def close(self) -> None:  # noqa: B027 - an optional hook
+        """Release connections (the relay is unusable afterwards)."""
+
+
+class GatewayRelay(ABC):
+    """The gateway's side: coroutines run on the gateway's event loop."""
+
+    async def start(self) -> None:  # noqa: B027 - an optional hook
+        """Connect; called once before the first ``attach``."""
+
+    async def stop(self) -> None:  # noqa: B027 - an optional hook
+        """Disconnect; sessions still attached stop receiving."""
+
+    @abstractmethod
+    async def attach(self, bot_id: str, sink: BotSink, max_matches: int) -> str:
+        """Route the bot's deliveries to ``sink`` from now on and return the connection's
+        id. Every older stream of the bot, here or at another gateway, is superseded (and
+        ``sink`` itself at once if a newer one got in first)."""
+
+    @abstractmethod
+    async def detach(self, bot_id: str, conn_id: str) -> None:
+        """Stop routing to ``conn_id`` (a no-op if a newer stream already took over)."""
+
+    @abstractmethod
+    async def send_inbound(self, inbound: Inbound) -> None:
+        """Hand an action or notice to the runner of ``inbound.match_id``."""
