@@ -1,0 +1,21 @@
+"""The gRPC gateway bots connect to (``manage.py rungateway``).
+
+``create_server(address, gateway)`` builds the server; ``Gateway`` is the servicer that
+authenticates streams and bridges them to the relay (one ``Session`` per stream);
+``GatewayThread`` runs a gateway in a background thread (embedded mode, tests).
+"""
+
+from arena.gateway.auth import Authenticator, DatabaseAuthenticator, StaticAuthenticator
+from arena.gateway.config import GatewayConfig
+from arena.gateway.server import Gateway, GatewayThread, create_server, serve
+
+__all__ = [
+    "Authenticator",
+    "DatabaseAuthenticator",
+    "Gateway",
+    "GatewayConfig",
+    "GatewayThread",
+    "StaticAuthenticator",
+    "create_server",
+    "serve",
+]

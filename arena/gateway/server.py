@@ -1,0 +1,417 @@
+"""The gateway's gRPC server: an asyncio adapter between bot streams and the relay.
+
+Per stream: check the token (``UNAUTHENTICATED``), read the Hello (``FAILED_PRECONDITION``
+for an unsupported protocol version), attach to the relay (the newest stream of a bot
+wins), then pump deliveries to the bot and its messages to the runners until the stream
+ends. On the way out every match the bot was still in gets a disconnect notice, so its
+runner does not wait for the deadline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import signal
+import threading
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1._async import HealthServicer
+
+from agent_avenue.v1 import arena_pb2 as pb
+from arena.gateway.auth import Authenticator
+from arena.gateway.config import GatewayConfig
+from arena.gateway.session import Session, Unreadable, error_message, parse_bot_message
+from arena.protocol.convert import PROTOCOL_VERSION, SUPPORTED_VERSIONS
+from arena.relay.base import GatewayRelay, Inbound, InboundKind
+from arena.services.bots import BotIdentity
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+
+SERVICE = "agent_avenue.v1.BotArena"
+
+
+class _Refused(Exception):
+    def __init__(self, status: grpc.StatusCode, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+class Gateway:
+    """Holds the streams of the bots connected here. One per process."""
+
+    def __init__(
+        self, config: GatewayConfig, relay: GatewayRelay, authenticator: Authenticator
+    ) -> None:
+        self.config = config
+        self.relay = relay
+        self.auth = authenticator
+        self.sessions: set[Session] = set()
+        self.stats: Counter[str] = Counter()
+        self.health = HealthServicer()
+        self._db = ThreadPoolExecutor(max_workers=4, thread_name_prefix="gateway-db")
+        self._nonces = itertools.count(1)
+        self._cleanups: set[asyncio.Task[None]] = set()
+
+    async def start(self) -> None:
+        await self.relay.start()
+
+    async def _blocking(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._db, fn, *args)
+
+    # --- the stream
+
+    async def connect(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:
+        try:
+            bot = await self._authenticate(context)
+            hello = await self._hello(context)
+        except _Refused as refused:
+            self.stats[f"refused_{refused.code}"] += 1
+            await context.write(error_message(refused.code, refused.message))
+            await context.abort(refused.status, refused.message)
+            return
+        max_matches = min(max(hello.max_concurrent_matches, 1), self.config.max_concurrent_matches)
+        session = Session(bot, self.config, max_matches, asyncio.get_running_loop())
+        session.conn_id = await self.relay.attach(bot.bot_id, session, max_matches)
+        self.sessions.add(session)
+        self.stats["connected"] += 1
+        await self._blocking(self.auth.hello, bot.bot_id, hello.protocol_version, hello.bot_version)
+        logger.info("bot %s (%s) connected, conn %s", bot.name, bot.bot_id, session.conn_id)
+        session.send(self._welcome(session))
+        tasks = [
+            asyncio.create_task(self._read(session, context)),
+            asyncio.create_task(self._heartbeat(session)),
+        ]
+        try:
+            while (item := await session.outbox.get()) is not None:
+                await context.write(item)
+        finally:
+            for task in tasks:
+                task.cancel()
+            session.close(grpc.StatusCode.CANCELLED, "the stream was cancelled")
+            # Shielded: the RPC may be cancelled again while the relay hears of it.
+            cleanup = asyncio.ensure_future(self._cleanup(session))
+            self._cleanups.add(cleanup)
+            cleanup.add_done_callback(self._cleanups.discard)
+            await asyncio.shield(cleanup)
+        assert session.closing is not None
+        if session.closing.status is not grpc.StatusCode.OK:
+            context.set_code(session.closing.status)
+            context.set_details(session.closing.reason)
+
+    async def _authenticate(self, context: grpc.aio.ServicerContext) -> BotIdentity:
+        metadata = {k.lower(): v for k, v in (context.invocation_metadata() or ())}
+        header = metadata.get("authorization", "")
+        scheme, _, token = str(header).partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise _Refused(
+                grpc.StatusCode.UNAUTHENTICATED,
+                "missing_token",
+                "no bot token: send the call metadata 'authorization: Bearer <token>'",
+            )
+        bot = await self._blocking(self.auth.authenticate, token.strip())
+        if bot is None:
+            raise _Refused(
+                grpc.StatusCode.UNAUTHENTICATED,
+                "invalid_token",
+                f"the bot token {token.strip()[:10]}... is not valid: it is unknown, was "
+                "rotated or revoked, or its bot is deactivated",
+            )
+        return bot
+
+    async def _hello(self, context: grpc.aio.ServicerContext) -> pb.Hello:
+        try:
+            first = await asyncio.wait_for(context.read(), self.config.hello_timeout_s)
+        except TimeoutError:
+            raise _Refused(
+                grpc.StatusCode.DEADLINE_EXCEEDED,
+                "hello_expected",
+                f"no Hello within {self.config.hello_timeout_s:g} s of opening the stream",
+            ) from None
+        if not isinstance(first, pb.BotMessage) or first.WhichOneof("kind") != "hello":
+            raise _Refused(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "hello_expected",
+                "the first message of a stream must be a Hello",
+            )
+        version = first.hello.protocol_version
+        if version not in SUPPORTED_VERSIONS:
+            raise _Refused(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                "unsupported_protocol_version",
+                f"protocol version {version} is not supported: this arena speaks versions "
+                f"{SUPPORTED_VERSIONS.start} to {SUPPORTED_VERSIONS.stop - 1} "
+                "(upgrade agent-avenue-sdk)",
+            )
+        return first.hello
+
+    def _welcome(self, session: Session) -> bytes:
+        c = self.config
+        return pb.ArenaMessage(
+            welcome=pb.Welcome(
+                bot_id=session.bot.bot_id,
+                bot_name=session.bot.name,
+                limits=pb.Limits(
+                    protocol_version=PROTOCOL_VERSION,
+                    max_concurrent_matches=session.max_matches,
+                    max_message_bytes=c.max_message_bytes,
+                    rate_limit_per_second=int(c.rate_per_s),
+                    rate_limit_burst=c.rate_burst,
+                    heartbeat_interval_ms=int(c.heartbeat_s * 1000),
+                    heartbeat_timeout_ms=int(c.heartbeat_timeout_s * 1000),
+                ),
+            )
+        ).SerializeToString()
+
+    async def _read(self, session: Session, context: grpc.aio.ServicerContext) -> None:
+        try:
+            while session.closing is None:
+                message = await context.read()
+                if message is grpc.aio.EOF:
+                    session.close(grpc.StatusCode.OK, "the bot closed its stream")
+                    return
+                session.last_heard = session.loop.time()
+                await self._on_message(session, message)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - any failure of the stream ends the session
+            session.close(grpc.StatusCode.UNAVAILABLE, f"the stream broke: {exc!r}")
+
+    async def _on_message(self, session: Session, message: pb.BotMessage | Unreadable) -> None:
+        kind = None if isinstance(message, Unreadable) else message.WhichOneof("kind")
+        if isinstance(message, pb.BotMessage) and kind == "action":
+            action = message.action
+            if session.answered(action.match_id, action.seq):
+                await self._forward(session, action)
+                return
+        if not session.may_send():
+            self.stats["rate_limited"] += 1
+            now = session.loop.time()
+            if now - session.last_rate_error >= 1.0:
+                session.last_rate_error = now
+                limit = f"{self.config.rate_per_s:g}/s, burst {self.config.rate_burst}"
+                session.send(error_message("rate_limited", f"message dropped: over {limit}"))
+            return
+        if isinstance(message, Unreadable) or kind is None:
+            await self._malformed(session, message)
+        elif kind == "action":
+            action = message.action
+            if action.match_id not in session.matches:
+                self.stats["unknown_match"] += 1
+                session.send(
+                    error_message(
+                        "unknown_match",
+                        f"this bot is not playing match {action.match_id!r}: action dropped",
+                        action.match_id,
+                        action.seq,
+                    )
+                )
+                return
+            await self._forward(session, action)  # a stale seq: the runner counts it
+        elif kind == "ping":
+            session.send(
+                pb.ArenaMessage(pong=pb.Pong(nonce=message.ping.nonce)).SerializeToString()
+            )
+        elif kind == "hello":
+            session.send(error_message("unexpected_hello", "Hello is only the first message"))
+
+    async def _forward(self, session: Session, action: pb.Action) -> None:
+        self.stats["actions"] += 1
+        await self.relay.send_inbound(
+            Inbound(
+                InboundKind.ACTION,
+                session.bot.bot_id,
+                action.match_id,
+                action.seq,
+                action.SerializeToString(),
+            )
+        )
+
+    async def _malformed(self, session: Session, message: pb.BotMessage | Unreadable) -> None:
+        self.stats["malformed"] += 1
+        what = (
+            f"{message.size} bytes that are no BotMessage ({message.error})"
+            if isinstance(message, Unreadable)
+            else "a BotMessage with nothing in it"
+        )
+        target = session.oldest_outstanding()
+        if target is None:
+            session.send(error_message("malformed_message", f"ignored {what}"))
+            return
+        match_id, seq = target
+        session.answered(match_id, seq)
+        detail = f"answered decision {seq} with {what}"
+        session.send(error_message("malformed_message", detail, match_id, seq))
+        await self.relay.send_inbound(
+            Inbound(InboundKind.MALFORMED, session.bot.bot_id, match_id, seq, detail=detail)
+        )
+
+    async def _heartbeat(self, session: Session) -> None:
+        interval, timeout = self.config.heartbeat_s, self.config.heartbeat_timeout_s
+        while session.closing is None:
+            await asyncio.sleep(interval)
+            silent = session.loop.time() - session.last_heard
+            if silent > timeout:
+                self.stats["heartbeat_timeouts"] += 1
+                session.close(
+                    grpc.StatusCode.UNAVAILABLE,
+                    f"no message from the bot for {silent:.1f} s (heartbeat timeout)",
+                    "heartbeat_timeout",
+                )
+                return
+            ping = pb.ArenaMessage(ping=pb.Ping(nonce=next(self._nonces)))
+            session.send(ping.SerializeToString())
+
+    async def _cleanup(self, session: Session) -> None:
+        self.sessions.discard(session)
+        bot = session.bot
+        await self.relay.detach(bot.bot_id, session.conn_id)
+        reason = session.closing.reason if session.closing else "the stream ended"
+        for match_id in sorted(session.matches):
+            await self.relay.send_inbound(
+                Inbound(InboundKind.DISCONNECTED, bot.bot_id, match_id, detail=reason)
+            )
+        logger.info("bot %s (%s) disconnected: %s", bot.name, bot.bot_id, reason)
+        try:
+            await self._blocking(self.auth.seen, bot.bot_id)
+        except Exception:  # noqa: BLE001 - last-seen bookkeeping must not break shutdown
+            logger.warning("could not record when bot %s was last seen", bot.name, exc_info=True)
+
+    # --- lifecycle
+
+    async def shutdown(self, server: grpc.aio.Server, grace: float | None = None) -> None:
+        """Stop taking streams, tell every bot to go elsewhere, wait for the cleanups."""
+        grace = self.config.shutdown_grace_s if grace is None else grace
+        await self.health.enter_graceful_shutdown()
+        for session in list(self.sessions):
+            session.close(
+                grpc.StatusCode.UNAVAILABLE,
+                "the gateway is shutting down; reconnect",
+                "shutting_down",
+            )
+        await server.stop(grace)
+        if self._cleanups:
+            await asyncio.wait(set(self._cleanups), timeout=grace)
+        await self.relay.stop()
+        self._db.shutdown(wait=False)
+        logger.info("gateway stopped; counters: %s", dict(self.stats))
+
+
+def create_server(address: str, gateway: Gateway) -> tuple[grpc.aio.Server, int]:
+    """The gateway's server bound to ``address`` (port 0 picks a free one), not started.
+    Call from the event loop that will run it."""
+    limit = gateway.config.max_message_bytes
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", limit),
+            ("grpc.max_send_message_length", 16 * 1024 * 1024),
+            # Transport-level liveness, below the protocol's own Ping/Pong.
+            ("grpc.keepalive_time_ms", 20_000),
+            ("grpc.keepalive_timeout_ms", 10_000),
+            ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
+            ("grpc.keepalive_permit_without_calls", 1),
+        ]
+    )
+    handler = grpc.stream_stream_rpc_method_handler(
+        gateway.connect,
+        request_deserializer=parse_bot_message,
+        # Messages reach the stream already serialized (from the relay, or below).
+        response_serializer=bytes,
+    )
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(SERVICE, {"Connect": handler}),)
+    )
+    health_pb2_grpc.add_HealthServicer_to_server(gateway.health, server)
+    port = server.add_insecure_port(address)
+    if port == 0:
+        raise OSError(f"cannot listen on {address}")
+    return server, port
+
+
+async def serve(
+    address: str,
+    gateway: Gateway,
+    *,
+    ready: Callable[[int], None] | None = None,
+    stop: asyncio.Event | None = None,
+    handle_signals: bool = False,
+) -> None:
+    """Run the gateway until ``stop`` is set (or SIGTERM/SIGINT with ``handle_signals``)."""
+    stop = stop or asyncio.Event()
+    server, port = create_server(address, gateway)
+    await gateway.start()
+    await server.start()
+    await gateway.health.set(SERVICE, health_pb2.HealthCheckResponse.SERVING)
+    if handle_signals:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+    if ready is not None:
+        ready(port)
+    await stop.wait()
+    await gateway.shutdown(server)
+
+
+class GatewayThread:
+    """A gateway on its own event loop in a daemon thread (embedded mode, tests)."""
+
+    def __init__(self, gateway: Gateway, address: str = "127.0.0.1:0") -> None:
+        self.gateway = gateway
+        self.address = address
+        self.port = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._main, name="gateway", daemon=True)
+
+    def start(self, timeout: float = 10.0) -> int:
+        self._thread.start()
+        if not self._ready.wait(timeout):
+            raise TimeoutError("the gateway did not start")
+        if self._error is not None:
+            raise self._error
+        return self.port
+
+    def _main(self) -> None:
+        async def main() -> None:
+            self._loop = asyncio.get_running_loop()
+            self._stop = asyncio.Event()
+
+            def ready(port: int) -> None:
+                self.port = port
+                self._ready.set()
+
+            await serve(self.address, self.gateway, ready=ready, stop=self._stop)
+
+        try:
+            asyncio.run(main())
+        except BaseException as exc:  # noqa: BLE001 - reported to start()
+            self._error = exc
+            self._ready.set()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if self._loop is not None and self._stop is not None:
+            self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(timeout)
+
+    def call(self, fn: Callable[[], T], timeout: float = 5.0) -> T:
+        """Run ``fn`` on the gateway's loop (e.g. to read its counters consistently)."""
+        assert self._loop is not None
+        result: list[T] = []
+        done = threading.Event()
+
+        def run() -> None:
+            result.append(fn())
+            done.set()
+
+        self._loop.call_soon_threadsafe(run)
+        if not done.wait(timeout):
+            raise TimeoutError("the gateway's loop did not answer")
+        return result[0]

@@ -1,0 +1,138 @@
+"""One bot stream on the gateway: what it was asked, what it may still send, when it
+was last heard from. Lives on the gateway's event loop; ``deliver`` and ``supersede``
+(the relay's entry points) may be called from any thread."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import grpc
+from google.protobuf.message import DecodeError
+
+from agent_avenue.v1 import arena_pb2 as pb
+from arena.gateway.config import GatewayConfig
+from arena.relay.base import Delivery, DeliveryKind
+from arena.services.bots import BotIdentity
+
+
+class Unreadable(NamedTuple):
+    """Bytes from a bot that are no ``BotMessage``."""
+
+    size: int
+    error: str
+
+
+def parse_bot_message(data: bytes) -> pb.BotMessage | Unreadable:
+    """The gateway's request deserializer: never raises, so that garbage from a bot is a
+    fault of that bot's pending decision rather than a broken stream."""
+    try:
+        return pb.BotMessage.FromString(data)
+    except DecodeError as exc:
+        return Unreadable(len(data), str(exc) or "not a BotMessage")
+
+
+def error_message(code: str, message: str, match_id: str = "", seq: int = 0) -> bytes:
+    return pb.ArenaMessage(
+        error=pb.Error(code=code, message=message, match_id=match_id, seq=seq)
+    ).SerializeToString()
+
+
+class TokenBucket:
+    def __init__(self, rate: float, burst: int, now: float) -> None:
+        self.rate = rate
+        self.burst = float(burst)
+        self.tokens = float(burst)
+        self.stamp = now
+
+    def take(self, now: float) -> bool:
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
+
+
+@dataclass
+class Closing:
+    status: grpc.StatusCode
+    reason: str
+
+
+@dataclass(eq=False)  # sessions are compared (and hashed) by identity
+class Session:
+    bot: BotIdentity
+    config: GatewayConfig
+    max_matches: int
+    loop: asyncio.AbstractEventLoop
+    outbox: asyncio.Queue[bytes | None] = field(default_factory=asyncio.Queue)
+    conn_id: str = ""
+    #: matches the bot has been told about and that have not ended
+    matches: set[str] = field(default_factory=set)
+    #: decisions sent and not yet answered, oldest first
+    outstanding: dict[tuple[str, int], None] = field(default_factory=dict)
+    closing: Closing | None = None
+    last_heard: float = 0.0
+    last_rate_error: float = -1e9
+    bucket: TokenBucket | None = None
+
+    def __post_init__(self) -> None:
+        now = self.loop.time()
+        self.last_heard = now
+        self.bucket = TokenBucket(self.config.rate_per_s, self.config.rate_burst, now)
+
+    # --- the relay's side (any thread)
+
+    def deliver(self, delivery: Delivery) -> None:
+        self.loop.call_soon_threadsafe(self._on_delivery, delivery)
+
+    def supersede(self, reason: str) -> None:
+        self.loop.call_soon_threadsafe(self.close, grpc.StatusCode.ABORTED, reason, "superseded")
+
+    # --- the event loop's side
+
+    def _on_delivery(self, delivery: Delivery) -> None:
+        if self.closing is not None:
+            return  # the runner learns of the disconnect (notice, or nobody to deliver to)
+        match delivery.kind:
+            case DeliveryKind.STARTED:
+                self.matches.add(delivery.match_id)
+            case DeliveryKind.REQUEST:
+                self.matches.add(delivery.match_id)
+                self.outstanding[(delivery.match_id, delivery.seq)] = None
+            case DeliveryKind.ENDED:
+                self.matches.discard(delivery.match_id)
+                for key in [k for k in self.outstanding if k[0] == delivery.match_id]:
+                    del self.outstanding[key]
+        self.outbox.put_nowait(delivery.payload)
+
+    def send(self, payload: bytes) -> None:
+        if self.closing is None:
+            self.outbox.put_nowait(payload)
+
+    def close(self, status: grpc.StatusCode, reason: str, error_code: str = "") -> None:
+        """End the stream after what is queued, with ``Error(error_code)`` last if given."""
+        if self.closing is not None:
+            return
+        self.closing = Closing(status, reason)
+        if error_code:
+            self.outbox.put_nowait(error_message(error_code, reason))
+        self.outbox.put_nowait(None)
+
+    def answered(self, match_id: str, seq: int) -> bool:
+        """Whether (match_id, seq) was outstanding; it no longer is."""
+        key = (match_id, seq)
+        if key in self.outstanding:
+            del self.outstanding[key]
+            return True
+        return False
+
+    def oldest_outstanding(self) -> tuple[str, int] | None:
+        return next(iter(self.outstanding), None)
+
+    def may_send(self) -> bool:
+        """Charge one unsolicited message to the rate limit."""
+        assert self.bucket is not None
+        return self.bucket.take(self.loop.time())
