@@ -1,0 +1,3 @@
+from avenue_sdk.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,307 @@
+"""Connects a ``Bot`` to an arena gateway and keeps it connected.
+
+One stream at a time: Hello, then every message of every match the bot plays. Decisions
+are answered on a small thread pool (one thread per concurrent match), pings on the
+reader thread, so a bot that thinks long still answers the arena's heartbeats.
+
+The client reconnects with exponential backoff (with jitter) when the stream breaks, and
+gives up for good when the arena refuses the token (``UNAUTHENTICATED``), the protocol
+version (``FAILED_PRECONDITION``), or when another connection of the same bot took over
+(``Error(code="superseded")``: two copies of a bot would only keep kicking each other).
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import random
+import re
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import IO
+
+import grpc
+from google.protobuf import text_format
+
+from agent_avenue.v1 import arena_pb2 as pb
+from agent_avenue.v1 import arena_pb2_grpc
+from avenue_sdk import view
+from avenue_sdk.bot import Bot
+
+PROTOCOL_VERSION = 1
+log = logging.getLogger("avenue_sdk")
+
+#: status codes after which reconnecting cannot help
+FATAL_CODES = {
+    grpc.StatusCode.UNAUTHENTICATED,
+    grpc.StatusCode.FAILED_PRECONDITION,
+    grpc.StatusCode.PERMISSION_DENIED,
+    grpc.StatusCode.INVALID_ARGUMENT,
+}
+
+
+class Fatal(Exception):
+    """The arena refused the bot in a way reconnecting cannot fix."""
+
+
+class Client:
+    def __init__(
+        self,
+        bot: Bot,
+        arena: str,
+        token: str,
+        *,
+        max_matches: int = 1,
+        secure: bool = False,
+        reconnect: bool = True,
+        min_backoff: float = 0.5,
+        max_backoff: float = 30.0,
+        log_dir: Path | None = None,
+        transcript: Path | None = None,
+    ) -> None:
+        self.bot = bot
+        self.arena = arena
+        self.token = token
+        self.max_matches = max(1, max_matches)
+        self.secure = secure
+        self.reconnect = reconnect
+        self.min_backoff = min_backoff
+        self.max_backoff = max_backoff
+        self.log_dir = log_dir
+        self._transcript: IO[str] | None = open(transcript, "w") if transcript else None  # noqa: SIM115
+        self._transcript_lock = threading.Lock()
+        self._started = time.monotonic()
+        self._stop = threading.Event()
+        self._call: grpc.Future | None = None
+        self._pool = ThreadPoolExecutor(self.max_matches, thread_name_prefix="avenue-bot")
+        self._histories: dict[tuple[str, int], bytes] = {}
+        self._match_logs: dict[tuple[str, int], IO[str]] = {}
+        self.welcome: pb.Welcome | None = None
+
+    # --- running
+
+    def run(self) -> int:
+        """Play until stopped (Ctrl-C, ``stop()``) or refused; the process's exit code."""
+        backoff = self.min_backoff
+        try:
+            while not self._stop.is_set():
+                connected_at = time.monotonic()
+                try:
+                    self._session()
+                except Fatal as exc:
+                    log.error("%s", exc)
+                    return 2
+                if self._stop.is_set() or not self.reconnect:
+                    break
+                if time.monotonic() - connected_at > 10:
+                    backoff = self.min_backoff
+                delay = backoff * random.uniform(0.5, 1.0)
+                log.info("reconnecting in %.1f s", delay)
+                self._stop.wait(delay)
+                backoff = min(backoff * 2, self.max_backoff)
+        except KeyboardInterrupt:
+            log.info("interrupted; closing the connection")
+        finally:
+            self.stop()
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            for f in self._match_logs.values():
+                f.close()
+            if self._transcript is not None:
+                self._transcript.close()
+        return 0
+
+    def stop(self) -> None:
+        """End the stream and do not reconnect (any thread, or a signal handler)."""
+        self._stop.set()
+        call = self._call
+        if call is not None:
+            call.cancel()
+
+    def _channel(self) -> grpc.Channel:
+        options = [
+            ("grpc.max_receive_message_length", 16 * 1024 * 1024),
+            ("grpc.keepalive_time_ms", 30_000),
+            ("grpc.keepalive_timeout_ms", 10_000),
+        ]
+        if self.secure:
+            return grpc.secure_channel(self.arena, grpc.ssl_channel_credentials(), options)
+        return grpc.insecure_channel(self.arena, options)
+
+    def _session(self) -> None:
+        """One stream, until it ends. Raises ``Fatal`` when reconnecting cannot help."""
+        outgoing: queue.SimpleQueue[pb.BotMessage | None] = queue.SimpleQueue()
+        self._histories.clear()  # matches do not survive a lost stream
+        hello = pb.Hello(
+            protocol_version=PROTOCOL_VERSION,
+            bot_version=str(getattr(self.bot, "version", "")),
+            max_concurrent_matches=self.max_matches,
+        )
+        outgoing.put(pb.BotMessage(hello=hello))
+
+        def requests() -> Iterator[pb.BotMessage]:
+            while (message := outgoing.get()) is not None:
+                self._record("bot -> arena", message)
+                yield message
+
+        channel = self._channel()
+        superseded = ""
+        try:
+            call = arena_pb2_grpc.BotArenaStub(channel).Connect(
+                requests(), metadata=[("authorization", f"Bearer {self.token}")]
+            )
+            self._call = call
+            if self._stop.is_set():
+                call.cancel()
+            log.info("connecting to %s", self.arena)
+            for message in call:
+                self._record("arena -> bot", message)
+                self.bot.on_message(message)
+                kind = message.WhichOneof("kind")
+                if kind == "error" and message.error.code == "superseded":
+                    superseded = message.error.message
+                self._handle(message, outgoing)
+        except grpc.RpcError as exc:
+            code = exc.code()  # type: ignore[attr-defined]
+            details = exc.details()  # type: ignore[attr-defined]
+            if code in FATAL_CODES:
+                raise Fatal(f"the arena refused the bot ({code.name}): {details}") from None
+            if not self._stop.is_set():
+                log.warning("stream ended (%s): %s", code.name, details)
+        finally:
+            self._call = None
+            outgoing.put(None)
+            channel.close()
+        if superseded and not self._stop.is_set():
+            raise Fatal(f"another connection of this bot took over ({superseded}); stopping")
+
+    # --- messages from the arena
+
+    def _handle(self, message: pb.ArenaMessage, outgoing: queue.SimpleQueue) -> None:  # type: ignore[type-arg]
+        kind = message.WhichOneof("kind")
+        if kind == "decision_request":
+            request = message.decision_request
+            self._full_history(request)
+            self._pool.submit(self._answer, request, outgoing)
+        elif kind == "ping":
+            outgoing.put(pb.BotMessage(pong=pb.Pong(nonce=message.ping.nonce)))
+        elif kind == "match_started":
+            self._started_match(message.match_started)
+        elif kind == "match_ended":
+            self._ended_match(message.match_ended)
+        elif kind == "welcome":
+            self.welcome = message.welcome
+            log.info(
+                "connected as %s (id %s), up to %d matches at once",
+                message.welcome.bot_name,
+                message.welcome.bot_id,
+                message.welcome.limits.max_concurrent_matches,
+            )
+            self.bot.on_welcome(message.welcome)
+        elif kind == "error":
+            e = message.error
+            where = f" (match {e.match_id}, decision {e.seq})" if e.match_id else ""
+            log.warning("arena error %s%s: %s", e.code, where, e.message)
+
+    def _full_history(self, request: pb.DecisionRequest) -> None:
+        """Put the match's whole history back into the request (the wire only carries the
+        events since this seat's previous request). Serialized bytes merge much faster
+        than copying messages one by one."""
+        obs = request.observation
+        key = (request.match_id, request.seat)
+        known = self._histories.get(key, b"") if obs.history_start else b""
+        if obs.history_start and len(self._histories.get(key, b"")) == 0:
+            log.warning(
+                "match %s: history from event %d on, earlier ones unknown",
+                request.match_id,
+                obs.history_start,
+            )
+        new = pb.Observation(history=obs.history).SerializeToString()
+        known += new
+        self._histories[key] = known
+        del obs.history[:]
+        obs.MergeFromString(known)
+        obs.history_start = 0
+
+    def _answer(self, request: pb.DecisionRequest, outgoing: queue.SimpleQueue) -> None:  # type: ignore[type-arg]
+        started = time.perf_counter()
+        try:
+            answer = self.bot.decide(request)
+        except Exception:
+            log.exception(
+                "match %s: the bot failed on decision %d; answering with the first legal choice",
+                request.match_id,
+                request.seq,
+            )
+            answer = 0
+        action = pb.Action(match_id=request.match_id, seq=request.seq)
+        if isinstance(answer, pb.Choice):
+            action.choice.CopyFrom(answer)
+            for i, legal in enumerate(request.legal):
+                if legal == answer:
+                    action.choice_index = i
+                    break
+        else:
+            action.choice_index = int(answer)
+            if 0 <= answer < len(request.legal):
+                action.choice.CopyFrom(request.legal[answer])
+        outgoing.put(pb.BotMessage(action=action))
+        self._match_line(
+            request.match_id,
+            request.seat,
+            f"#{request.seq} {view.decision_name(request.kind)}: "
+            f"{view.describe(action.choice)} ({(time.perf_counter() - started) * 1000:.1f} ms)",
+        )
+
+    def _started_match(self, started: pb.MatchStarted) -> None:
+        others = ", ".join(
+            f"{p.name} (seat {p.seat}, team {'AB'[p.team]})"
+            for p in started.players
+            if p.seat != started.seat
+        )
+        line = (
+            f"match {started.match_id} started: seat {started.seat} (team {'AB'[started.team]}), "
+            f"{view._name(pb.Mode, started.config.mode, 'MODE_').lower()} mode, with {others}"
+        )
+        log.info("%s", line)
+        if self.log_dir is not None:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+            safe = re.sub(r"[^A-Za-z0-9_.-]", "_", started.match_id)
+            path = self.log_dir / f"{safe}-seat{started.seat}.log"
+            self._match_logs[(started.match_id, started.seat)] = open(path, "a")  # noqa: SIM115
+        self._match_line(started.match_id, started.seat, line)
+        self.bot.on_match_started(started)
+
+    def _ended_match(self, ended: pb.MatchEnded) -> None:
+        outcome = view._name(pb.MatchOutcome, ended.outcome, "MATCH_OUTCOME_").lower()
+        line = f"match {ended.match_id} ended, seat {ended.seat}: {outcome}: {ended.message}"
+        log.info("%s", line)
+        self._match_line(ended.match_id, ended.seat, line)
+        self._histories.pop((ended.match_id, ended.seat), None)
+        f = self._match_logs.pop((ended.match_id, ended.seat), None)
+        if f is not None:
+            f.close()
+        self.bot.on_match_ended(ended)
+
+    def _match_line(self, match_id: str, seat: int, line: str) -> None:
+        log.debug("%s", line)
+        f = self._match_logs.get((match_id, seat))
+        if f is not None:
+            f.write(f"{time.strftime('%H:%M:%S')} {line}\n")
+            f.flush()
+
+    def _record(self, direction: str, message: object) -> None:
+        if self._transcript is None:
+            return
+        text = text_format.MessageToString(message)  # type: ignore[arg-type]
+        with self._transcript_lock:
+            at = time.monotonic() - self._started
+            self._transcript.write(f"# {at:8.3f} s  {direction}\n{text}\n")
+            self._transcript.flush()
+
+
+def run(bot: Bot, arena: str, token: str, **options: object) -> int:
+    """Connect ``bot`` and play until Ctrl-C; see ``Client`` for the options."""
+    return Client(bot, arena, token, **options).run()  # type: ignore[arg-type]
