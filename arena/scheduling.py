@@ -48,7 +48,7 @@ class ScheduledGame:
 
 def circle_slots(entries: Sequence[int]) -> list[list[tuple[int, int]]]:
     """The circle method: n-1 slots (n even; a bye is added for odd n) of n/2 pairings."""
-    players: list[int | None] = sorted(entries)
+    players: list[int | None] = [*sorted(entries)]
     if len(players) % 2:
         players.append(None)  # bye
     n = len(players)
