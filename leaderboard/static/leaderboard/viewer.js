@@ -11,6 +11,7 @@
   const CORNERS = [2, 5, 9, 12];
   const RECALLS = [3, 10];
   const TEAM = ["A", "B"];
+  const pretty = (id) => id.toLowerCase().replaceAll("_", " ").replace(/\b\w/g, (c) => c.toUpperCase());
 
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -59,16 +60,16 @@
         onchange: () => { this.speed = parseFloat(this.speedSelect.value); if (this.timer) { this.pause(); this.play(); } } },
         ...[0.5, 1, 2, 4, 8].map((s) => el("option", { value: s }, `${s}×`)));
       this.speedSelect.value = "1";
-      this.playButton = button("▶", "play (space)", () => (this.timer ? this.pause() : this.play()), "play");
+      this.playButton = button("play", "play / pause (space)", () => (this.timer ? this.pause() : this.play()), "play");
       this.slider = el("input", { type: "range", min: 0, max: 0, value: 0, id: "step-slider",
         "aria-label": "step", oninput: () => this.go(parseInt(this.slider.value, 10)) });
       this.stepLabel = el("span", { class: "step-label", id: "step-label" });
       this.controls = el("div", { class: "controls" },
-        button("⏮", "start (Home)", () => this.go(0), "first"),
+        button("|◀", "start (Home)", () => this.go(0), "first"),
         button("◀", "step back (←)", () => this.go(this.index - 1), "back"),
         this.playButton,
-        button("▶|", "step forward (→)", () => this.go(this.index + 1), "forward"),
-        button("⏭", "end (End)", () => this.go(this.frames.length - 1), "last"),
+        button("▶", "step forward (→)", () => this.go(this.index + 1), "forward"),
+        button("▶|", "end (End)", () => this.go(this.frames.length - 1), "last"),
         this.slider, this.stepLabel,
         el("label", {}, "speed ", this.speedSelect),
         el("label", {}, "view ", this.perspectiveSelect));
@@ -140,14 +141,14 @@
 
     play() {
       if (this.index >= this.frames.length - 1) this.go(0);
-      this.playButton.textContent = "⏸";
+      this.playButton.textContent = "pause";
       this.timer = setInterval(() => this.go(this.index + 1), 800 / this.speed);
     }
 
     pause() {
       clearInterval(this.timer);
       this.timer = null;
-      this.playButton.textContent = "▶";
+      this.playButton.textContent = "play";
     }
 
     onKey(e) {
@@ -230,7 +231,7 @@
           el("div", { class: "play-area" }, area.length
             ? area.map(([card, n]) => el("span", { class: `card card-${card.toLowerCase()}` }, `${this.data.agents[card] || card} ×${n}`))
             : el("span", { class: "none" }, "nothing in play")),
-          f.ongoing[t].length ? el("div", { class: "ongoing" }, "Black Market: ", f.ongoing[t].join(", ")) : null,
+          f.ongoing[t].length ? el("div", { class: "ongoing" }, "Black Market: ", f.ongoing[t].map(pretty).join(", ")) : null,
           el("ul", { class: "seats" }, f.seats.filter((s) => s.team === t).map((s) =>
             el("li", { class: "seat", id: `seat-${s.seat}`, "data-seat": s.seat },
               el("strong", {}, `seat ${s.seat} · ${this.data.seat_names[s.seat]}`),
@@ -247,14 +248,14 @@
         : null;
       const market = this.data.mode === "advanced"
         ? el("section", { class: "market" }, el("h3", {}, "Black Market"),
-          el("div", {}, f.market.length ? f.market.join(", ") : "empty"),
+          el("div", { id: "market" }, f.market.length ? f.market.map(pretty).join(", ") : "empty"),
           el("div", { class: "muted" }, `deck ${f.bm_deck_size} · discarded ${f.bm_discard.length}`))
         : null;
       const result = f.outcome
         ? el("p", { class: "result", id: "result" }, `Team ${TEAM[f.outcome.winner]} wins (${f.outcome.reason.replaceAll("_", " ")})`)
         : null;
       const deck = f.deck ? el("details", { class: "deck-order" }, el("summary", {}, "deck order (omniscient)"), f.deck.join(", ")) : null;
-      this.tables.replaceChildren(result, ...teams, offer, market, deck);
+      this.tables.replaceChildren(...[result, ...teams, offer, market, deck].filter(Boolean));
     }
 
     renderLog() {
