@@ -1,13 +1,13 @@
-"""Competition domain models.
-
-Only bots so far (the protocol issue); leagues, rounds and matches arrive with the leagues
-issue and may extend ``Bot``.
+"""Competition domain models: bots (the protocol issue); leagues, entries, rounds, matches,
+their replays and participations (the leagues issue). Ratings are in ``leaderboard.models``.
 """
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+
+from arena.runner.faults import FaultCause
 
 
 class BotKind(models.TextChoices):
@@ -42,9 +42,292 @@ class Bot(models.Model):
     #: reported by the bot's last Hello
     protocol_version = models.PositiveIntegerField(null=True, blank=True)
     bot_version = models.CharField(max_length=100, blank=True)
+    #: house bots: the referee bot that plays (``random``, ``greedy``, ``search:200``);
+    #: empty means the bot's name is the spec
+    house_spec = models.CharField(max_length=32, blank=True)
 
     class Meta:
         ordering = ["name"]
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def spec(self) -> str:
+        """The referee bot a house bot plays with."""
+        return self.house_spec or self.name
+
+
+# ------------------------------------------------------------------ leagues (issue 5)
+#
+# Written by the services in ``arena.services.leagues`` only; the docstrings say which
+# service owns each transition. Ratings live in ``leaderboard.models``.
+
+
+class LeagueMode(models.TextChoices):
+    SIMPLE = "simple", "simple"
+    ADVANCED = "advanced", "advanced"
+
+
+class LeagueStatus(models.TextChoices):
+    #: rounds are scheduled (by its schedule, or by hand)
+    ACTIVE = "active", "active"
+    #: no new round starts; matches already queued still run
+    PAUSED = "paused", "paused"
+    #: over for good: no new round, no entries
+    FINISHED = "finished", "finished"
+
+
+class League(models.Model):
+    """A competition: its bots (entries) meet round after round, each pairing as mirrored
+    pairs of games. The game settings are fixed once a round exists (see
+    ``check_league_update``); the schedule, K, time control and policies may change."""
+
+    name = models.CharField(max_length=80, unique=True)
+    slug = models.SlugField(max_length=80, unique=True)
+    description = models.TextField(blank=True)
+    mode = models.CharField(max_length=16, choices=LeagueMode.choices, default=LeagueMode.SIMPLE)
+    seats = models.PositiveSmallIntegerField(default=2, help_text="2, 3 or 4 (3 and 4: teams)")
+    ruleset = models.CharField(max_length=32, default="standard")
+    #: the referee's version of the ruleset when the league was made; matches refuse to
+    #: run under a referee whose version differs (their replays would not re-simulate)
+    ruleset_version = models.PositiveIntegerField(default=1)
+    #: django-celery-beat entry that starts the next round; None = rounds start by hand
+    schedule = models.OneToOneField(
+        "django_celery_beat.PeriodicTask",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="league",
+    )
+    #: mirrored pairs (2 games each) per pairing per round
+    pairs_per_pairing = models.PositiveSmallIntegerField(default=1)
+    decision_ms = models.PositiveIntegerField(default=5_000)
+    bank_ms = models.PositiveIntegerField(default=60_000)
+    #: overrides of the default fault policy (every cause forfeits): {cause: "abort"}
+    fault_policy = models.JSONField(default=dict, blank=True)
+    #: how long a remote seat waits for its bot at the start of a match
+    connect_grace_ms = models.PositiveIntegerField(default=2_000)
+    #: a remote bot not connected at the start: retry the match this many times ...
+    no_show_retries = models.PositiveSmallIntegerField(default=3)
+    #: ... spread over this window, then it forfeits as ``no_show``
+    no_show_window_s = models.PositiveIntegerField(default=300)
+    k_factor = models.FloatField(default=24.0)
+    rated = models.BooleanField(default=True)
+    open_for_entries = models.BooleanField(default=True)
+    status = models.CharField(
+        max_length=16, choices=LeagueStatus.choices, default=LeagueStatus.ACTIVE
+    )
+    #: seeds the groupings of team leagues and every match's deck
+    seed = models.BigIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Entry(models.Model):
+    """A bot entered in a league. Withdrawing sets ``active`` off; the row (and the bot's
+    rating in the league) stays, so history and the rating sum stay whole."""
+
+    league = models.ForeignKey(League, on_delete=models.CASCADE, related_name="entries")
+    bot = models.ForeignKey(Bot, on_delete=models.PROTECT, related_name="entries")
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["league", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["league", "bot"], name="entry_unique_league_bot")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot} in {self.league}"
+
+
+class RoundStatus(models.TextChoices):
+    #: some match is queued or running
+    PLAYING = "playing", "playing"
+    #: every match is finished or void
+    COMPLETE = "complete", "complete"
+
+
+class Round(models.Model):
+    league = models.ForeignKey(League, on_delete=models.CASCADE, related_name="rounds")
+    number = models.PositiveIntegerField()
+    status = models.CharField(
+        max_length=16, choices=RoundStatus.choices, default=RoundStatus.PLAYING
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["league", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["league", "number"], name="round_unique_number")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.league} round {self.number}"
+
+
+class MatchStatus(models.TextChoices):
+    #: waiting for a worker (``not_before`` may hold it back: a no-show retry)
+    QUEUED = "queued", "queued"
+    #: claimed by ``worker_id`` until ``lease_expires_at``; an expired lease may be taken over
+    RUNNING = "running", "running"
+    #: has a result (possibly a forfeit); rated once if the league is rated
+    FINISHED = "finished", "finished"
+    #: over without a result (aborted by policy, or too many infrastructure failures)
+    VOID = "void", "void"
+
+
+class MatchEndReason(models.TextChoices):
+    """How a finished match ended (the referee's reasons) or why a match is void."""
+
+    CATCH = "catch", "catch"
+    THREE_CODEBREAKERS = "three_codebreakers", "three Codebreakers"
+    THREE_DAREDEVILS = "three_daredevils", "three Daredevils"
+    LEADER_OF_THE_PACK = "leader_of_the_pack", "Leader of the Pack"
+    MASTERPLAN = "masterplan", "Masterplan"
+    SECURITY_SYSTEM = "security_system", "Security System"
+    HOME_SPACE = "home_space", "home space"
+    OUT_OF_CARDS = "out_of_cards", "out of cards"
+    FORFEIT = "forfeit", "forfeit"
+    #: void: the fault policy stopped the match without a result (e.g. no-shows on both
+    #: teams)
+    ABORTED = "aborted", "aborted"
+    #: void: infrastructure failed on every attempt (see ``Match.error``)
+    INFRASTRUCTURE = "infrastructure", "infrastructure failures"
+
+
+class Match(models.Model):
+    """One game of a mirrored pair. Lifecycle (``arena.services.leagues``):
+    queued -(claim)-> running -(finish)-> finished | void, and running -(void attempt)->
+    queued when infrastructure failed; an expired lease is claimed again (attempts + 1)."""
+
+    league = models.ForeignKey(League, on_delete=models.CASCADE, related_name="matches")
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="matches")
+    #: the pairing within the round (``arena.scheduling.Pairing.key``)
+    pairing_key = models.CharField(max_length=64)
+    #: circle-method slot (2 seats) or group (teams): pairings of one slot share no entry
+    slot = models.PositiveIntegerField(default=0)
+    #: which mirrored pair of the pairing (0 .. pairs_per_pairing - 1)
+    pair_index = models.PositiveSmallIntegerField(default=0)
+    #: 0: the pairing's first team plays team A; 1: teams swapped, same deck
+    mirror = models.PositiveSmallIntegerField(default=0)
+    deck_seed = models.BigIntegerField()
+    #: the team that plays first (0 = A), the same in both games of a pair
+    first_team = models.PositiveSmallIntegerField(default=0)
+    status = models.CharField(
+        max_length=16, choices=MatchStatus.choices, default=MatchStatus.QUEUED
+    )
+    not_before = models.DateTimeField(null=True, blank=True)
+    #: when ``run_match`` was last sent for it (the reaper re-sends lost ones)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    #: claims so far (the running attempt's number while running)
+    attempts = models.PositiveIntegerField(default=0)
+    #: attempts ended by a no-show and retried under the league's no-show policy
+    no_show_retries = models.PositiveSmallIntegerField(default=0)
+    worker_id = models.CharField(max_length=128, blank=True)
+    #: the last infrastructure failure, for operators
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    winner_team = models.PositiveSmallIntegerField(null=True, blank=True)
+    end_reason = models.CharField(max_length=32, choices=MatchEndReason.choices, blank=True)
+    turns = models.PositiveIntegerField(null=True, blank=True)
+    decisions = models.PositiveIntegerField(null=True, blank=True)
+    #: set in the transaction that applied the rating changes (once: see RatedMatch)
+    rated = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name_plural = "matches"
+        constraints = [
+            # re-running the scheduler for a round creates nothing new
+            models.UniqueConstraint(
+                fields=["round", "pairing_key", "pair_index", "mirror"],
+                name="match_unique_game_of_round",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(rated=False) | models.Q(status="finished"),
+                name="match_rated_only_when_finished",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(mirror__in=[0, 1]), name="match_mirror_0_or_1"
+            ),
+        ]
+        indexes = [
+            # match lists by league / status / date (site, API) and the reaper
+            models.Index(fields=["league", "status", "-finished_at"], name="match_league_status"),
+            models.Index(fields=["league", "-finished_at"], name="match_league_finished"),
+            models.Index(fields=["status", "lease_expires_at"], name="match_status_lease"),
+            models.Index(fields=["-finished_at"], name="match_finished"),
+        ]
+
+    def __str__(self) -> str:
+        return f"match {self.pk} of {self.league}"
+
+    @property
+    def unit(self) -> str:
+        """The mirrored pair this game belongs to (both games share the deck)."""
+        return f"{self.round_id}:{self.pairing_key}:{self.pair_index}"
+
+
+class MatchReplay(models.Model):
+    """The replay of a finished match (``referee.replay.Record`` JSON): kept apart so that
+    listing matches never loads it."""
+
+    match = models.OneToOneField(Match, on_delete=models.CASCADE, primary_key=True,
+                                 related_name="replay")
+    record = models.JSONField()
+    #: the runner's report: per-seat statistics, faults, dropped messages
+    report = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+
+class Participation(models.Model):
+    """A bot's seat in a match, made when the round is scheduled and filled in when the
+    match finishes: the rating ledger (before / after / change) and the seat's statistics."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="participations")
+    #: denormalised from the match, for per-bot pages filtered by league
+    league = models.ForeignKey(League, on_delete=models.CASCADE, related_name="participations")
+    entry = models.ForeignKey(Entry, on_delete=models.PROTECT, related_name="participations")
+    bot = models.ForeignKey(Bot, on_delete=models.PROTECT, related_name="participations")
+    seat = models.PositiveSmallIntegerField()
+    team = models.PositiveSmallIntegerField()
+    won = models.BooleanField(null=True, blank=True)
+    rating_before = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
+    rating_after = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
+    rating_change = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
+    #: decisions the bot was asked (single-option decisions are taken for it)
+    decisions = models.PositiveIntegerField(default=0)
+    auto_decisions = models.PositiveIntegerField(default=0)
+    latency_mean_ms = models.FloatField(null=True, blank=True)
+    latency_p50_ms = models.FloatField(null=True, blank=True)
+    latency_p90_ms = models.FloatField(null=True, blank=True)
+    latency_max_ms = models.FloatField(null=True, blank=True)
+    bank_left_ms = models.PositiveIntegerField(null=True, blank=True)
+    fault_cause = models.CharField(max_length=32, choices=FaultCause.choices, blank=True)
+    fault_detail = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["match", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "seat"], name="participation_unique_seat")
+        ]
+        indexes = [
+            models.Index(fields=["bot", "-match"], name="participation_bot_recent"),
+            models.Index(fields=["league", "bot", "-match"], name="participation_league_bot"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot} seat {self.seat} of match {self.match_id}"

@@ -44,6 +44,7 @@ class ScheduledGame:
     team_a: tuple[int, ...]
     team_b: tuple[int, ...]
     seed: int  # the deck's seed, shared by both games of the pair
+    pair_index: int = 0  # which mirrored pair of the pairing (leagues may play several)
 
 
 def circle_slots(entries: Sequence[int]) -> list[list[tuple[int, int]]]:
@@ -134,14 +135,19 @@ def _grouping(entries: Sequence[int], seats: int, rng: random.Random) -> list[li
     return groups
 
 
-def mirror_games(pairing: Pairing, league_seed: int, round_number: int) -> list[ScheduledGame]:
-    """The two games of a mirrored pair: same deck seed, teams swapped."""
-    deck_seed = int.from_bytes(
-        random.Random(f"{league_seed}:{round_number}:{pairing.key}").randbytes(6), "big"
-    )
+def mirror_games(
+    pairing: Pairing, league_seed: int, round_number: int, pair_index: int = 0
+) -> list[ScheduledGame]:
+    """The two games of a mirrored pair: same deck seed, teams swapped. A pairing playing
+    several pairs per round gets a deck per ``pair_index`` (pair 0 keeps the seed it always
+    had)."""
+    source = f"{league_seed}:{round_number}:{pairing.key}"
+    if pair_index:
+        source += f":{pair_index}"
+    deck_seed = int.from_bytes(random.Random(source).randbytes(6), "big")
     return [
-        ScheduledGame(pairing, 0, pairing.team_a, pairing.team_b, deck_seed),
-        ScheduledGame(pairing, 1, pairing.team_b, pairing.team_a, deck_seed),
+        ScheduledGame(pairing, 0, pairing.team_a, pairing.team_b, deck_seed, pair_index),
+        ScheduledGame(pairing, 1, pairing.team_b, pairing.team_a, deck_seed, pair_index),
     ]
 
 
