@@ -123,6 +123,25 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TIMEZONE = "UTC"
+#: the queue tasks are sent to and workers read (`celery -A workers worker -Q ...`); a
+#: deployment (or a test run) sharing a Redis with another uses a name of its own
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", default="celery")
+# A worker takes one match at a time: a long match must not hold others back in its buffer.
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+
+# ---------------------------------------------------------------- leagues
+
+#: a worker's claim on a match lasts this long and is extended every third of it while the
+#: match runs; a worker that died leaves a lease that expires, and the match is re-run
+ARENA_LEASE_SECONDS = env_int("ARENA_LEASE_SECONDS", default=60, minimum=2)
+#: attempts (claims) after which a match whose infrastructure keeps failing is void
+ARENA_MAX_ATTEMPTS = env_int("ARENA_MAX_ATTEMPTS", default=5, minimum=1)
+#: a queued match sent this long ago and never played is sent again (lost message)
+ARENA_REQUEUE_AFTER_SECONDS = env_int("ARENA_REQUEUE_AFTER_SECONDS", default=600, minimum=1)
+#: the `arena.run_match` task's soft time limit (its hard limit is 60 s more)
+ARENA_MATCH_TIME_LIMIT_SECONDS = env_int(
+    "ARENA_MATCH_TIME_LIMIT_SECONDS", default=3600, minimum=10
+)
 
 # ---------------------------------------------------------------- gRPC gateway
 

@@ -1,0 +1,265 @@
+"""Rounds: scheduling them (idempotent), finding the due ones, reaping lost matches.
+
+Every function that writes says what it locks. Tasks are enqueued with
+``transaction.on_commit``, so a worker never looks for a row that is not committed yet.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from arena.models import Entry, League, Match, MatchStatus, Participation, Round, RoundStatus
+from arena.scheduling import Pairing, meetings, mirror_games, round_pairings
+from arena.services.leagues import LeagueError, check_can_schedule
+
+logger = logging.getLogger(__name__)
+
+
+# ------------------------------------------------------------------ enqueueing
+
+
+def enqueue_match(match_id: int, countdown: float | None = None) -> None:
+    """Send ``run_match`` once the current transaction commits. Harmless if sent twice:
+    the claim lets only one worker play an attempt."""
+    from workers.tasks import run_match
+
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        # embedded mode: play it here (an eager task cannot wait: a delayed retry is left
+        # to the caller's loop, `league run`)
+        if not countdown:
+            transaction.on_commit(lambda: run_match.apply((match_id,)))
+        return
+    transaction.on_commit(lambda: run_match.apply_async((match_id,), countdown=countdown))
+
+
+def enqueue_fit(league_id: int) -> None:
+    from workers.tasks import fit_batch_ratings
+
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        transaction.on_commit(lambda: fit_batch_ratings.apply((league_id,)))
+    else:
+        transaction.on_commit(lambda: fit_batch_ratings.delay(league_id))
+
+
+# ------------------------------------------------------------------ scheduling
+
+
+def _history(league: League) -> dict[frozenset[int], int]:
+    """How often two entries met in the league (team leagues balance partners with it)."""
+    teams: dict[int, tuple[list[int], list[int]]] = {}
+    rows = Participation.objects.filter(
+        match__league=league, match__mirror=0, match__pair_index=0
+    ).values_list("match_id", "team", "entry_id")
+    for match_id, team, entry_id in rows:
+        teams.setdefault(match_id, ([], []))[team].append(entry_id)
+    pairings = [Pairing(0, i, tuple(a), tuple(b)) for i, (a, b) in enumerate(teams.values())]
+    return meetings(pairings)
+
+
+def _teams(seats: int, size_a: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The seats of team A and B. Seats alternate (A0 B1 A2 B3); when team A is the solo
+    player of a 3-seat game (the mirror of a pair's game), it takes seat 0 and the pair
+    seats 1 and 2, so the solo player is dealt a hand the pair held in the other game."""
+    a, b = tuple(range(0, seats, 2)), tuple(range(1, seats, 2))
+    if len(a) == size_a:
+        return a, b
+    return tuple(range(size_a)), tuple(range(size_a, seats))
+
+
+@dataclass
+class Scheduled:
+    round: Round
+    created: bool
+    matches: list[int] = field(default_factory=list)
+
+
+@transaction.atomic
+def do_schedule_round(
+    league: League, *, enqueue: bool = True, when_previous_incomplete: bool = False
+) -> Scheduled | None:
+    """Start the league's next round: its matches (queued) and their participations.
+
+    Locks the league row, so concurrent schedulers of one league run one after the other;
+    the second finds the round the first made still playing and does nothing (None). The
+    unique constraints (league, number) and (round, pairing, pair, mirror) make even a
+    scheduler that bypassed the lock harmless. ``when_previous_incomplete`` starts a new
+    round although the last one is still playing."""
+    league = League.objects.select_for_update().get(pk=league.pk)
+    last = league.rounds.order_by("-number").first()
+    if last is not None and last.status == RoundStatus.PLAYING and not when_previous_incomplete:
+        return None
+    entries = check_can_schedule(league)
+    number = 1 if last is None else last.number + 1
+    rnd, created = Round.objects.get_or_create(league=league, number=number)
+    if not created and rnd.matches.exists():
+        return Scheduled(rnd, False)
+    by_id: dict[int, Entry] = {e.pk: e for e in entries}
+    pairings = round_pairings(
+        list(by_id),
+        league.seats,
+        number,
+        league.seed,
+        _history(league) if league.seats > 2 else None,
+    )
+    games = []
+    for pairing in pairings:
+        for pair_index in range(league.pairs_per_pairing):
+            games.extend(mirror_games(pairing, league.seed, number, pair_index))
+    matches = Match.objects.bulk_create(
+        [
+            Match(
+                league=league,
+                round=rnd,
+                pairing_key=g.pairing.key,
+                slot=g.pairing.slot,
+                pair_index=g.pair_index,
+                mirror=g.mirror,
+                deck_seed=g.seed,
+                # the same for both games of a pair; the teams swap, so each side starts once
+                first_team=g.seed % 2,
+                enqueued_at=timezone.now() if enqueue else None,
+            )
+            for g in games
+        ]
+    )
+    participations = []
+    for match, g in zip(matches, games, strict=True):
+        seats_a, seats_b = _teams(league.seats, len(g.team_a))
+        for team, (seats, members) in enumerate(((seats_a, g.team_a), (seats_b, g.team_b))):
+            for seat, entry_id in zip(seats, members, strict=True):
+                entry = by_id[entry_id]
+                participations.append(
+                    Participation(
+                        match=match,
+                        league=league,
+                        entry=entry,
+                        bot_id=entry.bot_id,
+                        seat=seat,
+                        team=team,
+                    )
+                )
+    Participation.objects.bulk_create(participations)
+    if enqueue:
+        for match in matches:
+            enqueue_match(match.pk)
+    logger.info("league %s: round %d scheduled, %d matches", league.name, number, len(matches))
+    return Scheduled(rnd, True, [m.pk for m in matches])
+
+
+def do_complete_round_if_done(round_id: int) -> bool:
+    """Mark the round complete once no match of it is queued or running, and enqueue the
+    batch fit. Called after a match's transaction commits; when the last two matches of a
+    round finish at once both may see the round done: the conditional update lets exactly
+    one of them complete it."""
+    pending = Match.objects.filter(
+        round_id=round_id, status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING]
+    ).exists()
+    if pending:
+        return False
+    with transaction.atomic():
+        done = Round.objects.filter(pk=round_id, status=RoundStatus.PLAYING).update(
+            status=RoundStatus.COMPLETE, completed_at=timezone.now()
+        )
+        if done:
+            league_id = Round.objects.values_list("league_id", flat=True).get(pk=round_id)
+            enqueue_fit(league_id)
+    return bool(done)
+
+
+# ------------------------------------------------------------------ the periodic job
+
+
+@dataclass
+class DueReport:
+    reaped: list[int] = field(default_factory=list)
+    requeued: list[int] = field(default_factory=list)
+    completed_rounds: list[int] = field(default_factory=list)
+    scheduled: Scheduled | None = None
+    refused: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "reaped": self.reaped,
+            "requeued": self.requeued,
+            "completed_rounds": self.completed_rounds,
+            "scheduled_round": None if self.scheduled is None else self.scheduled.round.number,
+            "scheduled_matches": [] if self.scheduled is None else self.scheduled.matches,
+            "refused": self.refused,
+        }
+
+
+def do_reap() -> DueReport:
+    """Re-enqueue what a dead worker or a lost message left behind:
+
+    * running matches whose lease expired (the claim takes them over, attempts + 1);
+    * queued matches sent long ago (``ARENA_REQUEUE_AFTER_SECONDS``) and not played: the
+      message was lost (e.g. Redis restarted without persistence);
+    * rounds whose matches are all done but that were not marked complete (a worker died
+      between a match's commit and the round's update).
+
+    Each match is re-sent at most once per requeue period: ``enqueued_at`` is moved with a
+    conditional update, so two reapers do not both send it."""
+    report = DueReport()
+    now = timezone.now()
+    stale = now - timedelta(seconds=settings.ARENA_REQUEUE_AFTER_SECONDS)
+    not_sent_lately = Q(enqueued_at__isnull=True) | Q(enqueued_at__lt=stale)
+    expired = Match.objects.filter(
+        Q(status=MatchStatus.RUNNING, lease_expires_at__lt=now),
+        not_sent_lately | Q(enqueued_at__lt=F("lease_expires_at")),
+    )
+    lost = Match.objects.filter(
+        Q(status=MatchStatus.QUEUED),
+        Q(not_before__isnull=True) | Q(not_before__lte=now),
+        not_sent_lately,
+    )
+    for found, ids in ((expired, report.reaped), (lost, report.requeued)):
+        for match_id, enqueued in found.values_list("id", "enqueued_at")[:10_000]:
+            with transaction.atomic():
+                if Match.objects.filter(pk=match_id, enqueued_at=enqueued).update(enqueued_at=now):
+                    enqueue_match(match_id)
+                    ids.append(match_id)
+    if report.reaped or report.requeued:
+        logger.warning(
+            "reaper: re-sent %d matches with expired leases %s and %d lost ones %s",
+            len(report.reaped),
+            report.reaped[:20],
+            len(report.requeued),
+            report.requeued[:20],
+        )
+    for round_id in (
+        Round.objects.filter(status=RoundStatus.PLAYING)
+        .exclude(matches__status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING])
+        .values_list("id", flat=True)
+    ):
+        if do_complete_round_if_done(round_id):
+            report.completed_rounds.append(round_id)
+    return report
+
+
+def do_schedule_due_rounds(league_id: int | None = None) -> DueReport:
+    """The periodic job: reap, then (for a league whose beat entry fired) start its next
+    round unless the last one is still playing."""
+    report = do_reap()
+    if league_id is None:
+        return report
+    league = League.objects.filter(pk=league_id).first()
+    if league is None:
+        report.refused = f"no league with id {league_id}"
+        return report
+    try:
+        report.scheduled = do_schedule_round(league)
+    except LeagueError as exc:
+        report.refused = str(exc)
+        logger.warning("league %s: no round scheduled: %s", league.name, exc)
+        return report
+    if report.scheduled is None:
+        report.refused = "the last round is still playing"
+        logger.info("league %s: the last round is still playing; no new round", league.name)
+    return report

@@ -1,0 +1,258 @@
+"""Rating services: recompute live ratings from history, fit batch ratings, standings.
+
+Live ratings are written by ``arena.services.matches.do_finish_match`` (with the result, in
+one transaction); this module reads the ledger back.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections import defaultdict
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+import numpy as np
+from django.db import transaction
+from django.utils import timezone
+
+from arena.models import League, Match, MatchEndReason, MatchStatus, Participation
+from leaderboard.batch import Game, fit
+from leaderboard.ledger import match_changes
+from leaderboard.models import START_RATING, BatchRating, LiveRating, RatedMatch
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class _Tally:
+    rating: Decimal = START_RATING
+    games: int = 0
+    wins: int = 0
+    losses: int = 0
+    forfeits: int = 0
+
+    def as_tuple(self) -> tuple[Decimal, int, int, int, int]:
+        return (self.rating, self.games, self.wins, self.losses, self.forfeits)
+
+
+@dataclass
+class RecomputeReport:
+    league: str
+    matches: int = 0
+    rated: int = 0
+    #: human-readable differences between the stored and the recomputed values
+    mismatches: list[str] = field(default_factory=list)
+    fixed: bool = False
+
+    @property
+    def exact(self) -> bool:
+        return not self.mismatches
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "league": self.league,
+            "matches": self.matches,
+            "rated": self.rated,
+            "exact": self.exact,
+            "mismatches": self.mismatches[:100],
+            "fixed": self.fixed,
+        }
+
+
+def recompute_ratings(league_id: int, *, fix: bool = False) -> RecomputeReport:
+    """Replay every rated match of the league in the order it was rated (the ledger's
+    ids) from 1500, and compare with the stored participations and live ratings; they must
+    be equal to the last digit. ``fix`` writes the recomputed values where they differ
+    (holding every rating row of the league locked)."""
+    league = League.objects.get(pk=league_id)
+    report = RecomputeReport(league.name)
+    with transaction.atomic():
+        stored_rows = {
+            r.bot_id: r
+            for r in LiveRating.objects.select_for_update().filter(league=league).order_by("id")
+        }
+        tallies: dict[int, _Tally] = defaultdict(_Tally)
+        for bot_id in stored_rows:
+            tallies[bot_id] = _Tally()
+        finished = (
+            Match.objects.filter(league=league, status=MatchStatus.FINISHED)
+            .order_by("id")
+            .values_list("id", "end_reason")
+        )
+        parts_by_match: dict[int, list[Participation]] = defaultdict(list)
+        for p in Participation.objects.filter(
+            league=league, match__status=MatchStatus.FINISHED
+        ).order_by("match_id", "seat"):
+            parts_by_match[p.match_id].append(p)
+        for match_id, reason in finished:
+            report.matches += 1
+            for p in parts_by_match[match_id]:
+                t = tallies[p.bot_id]
+                t.games += 1
+                if p.won:
+                    t.wins += 1
+                else:
+                    t.losses += 1
+                    if p.fault_cause and reason == MatchEndReason.FORFEIT:
+                        t.forfeits += 1
+        winners: dict[int, int] = {
+            m: w
+            for m, w in Match.objects.filter(league=league, rated=True).values_list(
+                "id", "winner_team"
+            )
+            if w is not None
+        }
+        fixes: list[Participation] = []
+        for rated in RatedMatch.objects.filter(league=league).order_by("id"):
+            report.rated += 1
+            parts = parts_by_match[rated.match_id]
+            before = [tallies[p.bot_id].rating for p in parts]
+            changes = match_changes(
+                before, [p.team for p in parts], winners[rated.match_id], rated.k_factor
+            )
+            for p, old, change in zip(parts, before, changes, strict=True):
+                new = old + change
+                tallies[p.bot_id].rating = new
+                stored = (p.rating_before, p.rating_change, p.rating_after)
+                if stored != (old, change, new):
+                    report.mismatches.append(
+                        f"match {p.match_id} seat {p.seat}: stored before/change/after "
+                        f"{'/'.join(map(str, stored))}, recomputed {old}/{change}/{new}"
+                    )
+                    p.rating_before, p.rating_change, p.rating_after = old, change, new
+                    fixes.append(p)
+        row_fixes = []
+        for bot_id, row in stored_rows.items():
+            t = tallies[bot_id]
+            kept = (row.rating, row.games, row.wins, row.losses, row.forfeits)
+            if kept != t.as_tuple():
+                report.mismatches.append(
+                    f"bot {bot_id}: stored rating/games/wins/losses/forfeits "
+                    f"{'/'.join(map(str, kept))}, recomputed {'/'.join(map(str, t.as_tuple()))}"
+                )
+                row.rating, row.games, row.wins, row.losses, row.forfeits = t.as_tuple()
+                row_fixes.append(row)
+        if fix and report.mismatches:
+            Participation.objects.bulk_update(
+                fixes, ["rating_before", "rating_change", "rating_after"]
+            )
+            LiveRating.objects.bulk_update(
+                row_fixes, ["rating", "games", "wins", "losses", "forfeits"]
+            )
+            report.fixed = True
+    if report.mismatches:
+        logger.error(
+            "league %s: %d stored ratings differ from a recompute%s",
+            league.name,
+            len(report.mismatches),
+            " (fixed)" if fix else "",
+        )
+    return report
+
+
+@dataclass
+class FitReport:
+    league: str
+    bots: int
+    matches: int
+    bootstrap: int
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "league": self.league,
+            "bots": self.bots,
+            "matches": self.matches,
+            "bootstrap": self.bootstrap,
+        }
+
+
+def fit_batch_ratings(league_id: int, *, bootstrap: int = 200, seed: int = 0) -> FitReport:
+    """Maximum-likelihood Elo over every finished match of the league, with 95% rating and
+    rank intervals from a bootstrap over mirrored pairs; replaces the league's stored fit
+    in one transaction."""
+    league = League.objects.get(pk=league_id)
+    bots = list(
+        LiveRating.objects.filter(league=league).order_by("bot_id").values_list("bot_id", flat=True)
+    )
+    index = {b: i for i, b in enumerate(bots)}
+    teams: dict[int, tuple[list[int], list[int]]] = {}
+    units: dict[int, str] = {}
+    winner: dict[int, int | None] = {}
+    for match_id, win, round_id, key, pair in Match.objects.filter(
+        league=league, status=MatchStatus.FINISHED
+    ).values_list("id", "winner_team", "round_id", "pairing_key", "pair_index"):
+        winner[match_id] = win
+        units[match_id] = f"{round_id}:{key}:{pair}"
+        teams[match_id] = ([], [])
+    for match_id, team, bot_id in Participation.objects.filter(
+        league=league, match__status=MatchStatus.FINISHED
+    ).values_list("match_id", "team", "bot_id"):
+        if bot_id not in index:
+            index[bot_id] = len(bots)
+            bots.append(bot_id)
+        teams[match_id][team].append(index[bot_id])
+    unit_ids = {u: i for i, u in enumerate(sorted(set(units.values())))}
+    games = [
+        Game(tuple(a), tuple(b), winner[m] == 0, unit_ids[units[m]])
+        for m, (a, b) in sorted(teams.items())
+    ]
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", over="ignore"):
+        # a bootstrap replicate of a small league can be degenerate (a bot that won or lost
+        # everything in it); the optimiser steps through NaN trial points and recovers
+        warnings.simplefilter("ignore", RuntimeWarning)
+        result = fit(len(bots), games, bootstrap=bootstrap if games else 0, seed=seed)
+    now = timezone.now()
+    with transaction.atomic():
+        BatchRating.objects.filter(league=league).delete()
+        BatchRating.objects.bulk_create(
+            BatchRating(
+                league=league,
+                bot_id=bot_id,
+                elo=float(result.ratings[i]),
+                low=float(result.low[i]),
+                high=float(result.high[i]),
+                rank=int(result.rank[i]),
+                rank_low=int(result.rank_low[i]),
+                rank_high=int(result.rank_high[i]),
+                games=int(result.games[i]),
+                bootstrap=result.bootstrap,
+                matches=len(games),
+                computed_at=now,
+            )
+            for i, bot_id in enumerate(bots)
+        )
+    logger.info("league %s: batch fit over %d matches", league.name, len(games))
+    return FitReport(league.name, len(bots), len(games), result.bootstrap)
+
+
+@dataclass(frozen=True)
+class Standing:
+    bot_id: int
+    bot: str
+    rating: Decimal
+    games: int
+    wins: int
+    losses: int
+    forfeits: int
+    batch: BatchRating | None
+
+
+def standings(league: League) -> list[Standing]:
+    """The league's bots by live rating, with their batch fit when there is one."""
+    batch = {b.bot_id: b for b in BatchRating.objects.filter(league=league)}
+    return [
+        Standing(
+            r.bot_id,
+            r.bot.name,
+            r.rating,
+            r.games,
+            r.wins,
+            r.losses,
+            r.forfeits,
+            batch.get(r.bot_id),
+        )
+        for r in LiveRating.objects.filter(league=league)
+        .select_related("bot")
+        .order_by("-rating", "bot__name")
+    ]

@@ -1,0 +1,49 @@
+"""The Celery tasks: thin, named, ids as arguments, JSON results, one service call each.
+
+Each is also a management command (``manage.py league schedule|recompute-ratings|
+fit-ratings``, and ``league run`` plays matches the way ``run_match`` does).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from workers.celery import app
+
+
+@app.task(
+    name="arena.run_match",
+    # The message is acknowledged after the task: a worker killed mid-match leaves it for
+    # another worker; the claim (a conditional update with a lease) makes a second
+    # delivery of a match that is running or done a no-op.
+    acks_late=True,
+    reject_on_worker_lost=True,
+    soft_time_limit=settings.ARENA_MATCH_TIME_LIMIT_SECONDS,
+    time_limit=settings.ARENA_MATCH_TIME_LIMIT_SECONDS + 60,
+    ignore_result=True,
+)
+def run_match(match_id: int) -> str:
+    from arena.services.matches import play_match
+
+    return play_match(match_id).value
+
+
+@app.task(name="arena.schedule_due_rounds", acks_late=True, soft_time_limit=120, time_limit=180)
+def schedule_due_rounds(league_id: int | None = None) -> dict[str, object]:
+    from arena.services.rounds import do_schedule_due_rounds
+
+    return do_schedule_due_rounds(league_id).to_json()
+
+
+@app.task(name="arena.recompute_ratings", soft_time_limit=1800, time_limit=1900)
+def recompute_ratings(league_id: int, fix: bool = False) -> dict[str, object]:
+    from leaderboard.services import recompute_ratings as recompute
+
+    return recompute(league_id, fix=fix).to_json()
+
+
+@app.task(name="arena.fit_batch_ratings", soft_time_limit=600, time_limit=660)
+def fit_batch_ratings(league_id: int) -> dict[str, object]:
+    from leaderboard.services import fit_batch_ratings as fit
+
+    return fit(league_id).to_json()
