@@ -1,13 +1,24 @@
-from django.contrib import admin
+from __future__ import annotations
 
-from arena.models import Bot
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from arena.models import Bot, Entry, League, Match, Participation, Round
+from arena.services import leagues as svc
+from arena.services.rounds import do_schedule_round
 
 
 @admin.register(Bot)
 class BotAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     """Tokens are created and rotated with `manage.py bot`; the admin shows their prefix."""
 
-    list_display = ["name", "kind", "owner", "active", "token_prefix", "last_seen_at", "bot_version"]
+    list_display = [
+        "name", "kind", "owner", "active", "token_prefix", "last_seen_at", "bot_version",
+    ]  # fmt: skip
     list_filter = ["kind", "active"]
     search_fields = ["name"]
     readonly_fields = [
@@ -17,3 +28,157 @@ class BotAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         "protocol_version",
         "bot_version",
     ]
+
+
+# ------------------------------------------------------------------ leagues
+
+
+class LeagueForm(forms.ModelForm):  # type: ignore[type-arg]
+    """The same checks as ``manage.py league create`` (``arena.services.leagues``); the
+    schedule is written as text ('every 30m', a cron expression) and stored as the league's
+    django-celery-beat entry, which the Periodic tasks admin shows too."""
+
+    schedule_text = forms.CharField(
+        label="Schedule",
+        required=False,
+        help_text="'every 30m', '2h', '1d' or a cron expression such as '0 */2 * * *' (UTC); "
+        "empty: rounds start by hand (`manage.py league schedule NAME`)",
+    )
+
+    class Meta:
+        model = League
+        exclude = ["schedule", "ruleset_version"]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            spec = svc.schedule_of(self.instance)
+            if spec is not None:
+                self.fields["schedule_text"].initial = (
+                    f"cron:{spec.cron}" if spec.cron else spec.describe()
+                )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if self.errors:
+            return data
+        try:
+            values = {
+                f: data[f]
+                for f in svc.LeagueSettings.__dataclass_fields__
+                if f in data and f != "seed"
+            }
+            settings_ = svc.LeagueSettings(**values, seed=data.get("seed"))
+            svc.check_league_settings(settings_, league=self.instance if self.instance.pk else None)
+            text = (data.get("schedule_text") or "").strip()
+            spec = svc.ScheduleSpec.parse(text) if text else None
+            if spec is not None:
+                svc.check_schedule(spec)
+        except svc.LeagueError as exc:
+            field = exc.field if exc.field in self.fields else None
+            if exc.field == "schedule":
+                field = "schedule_text"
+            self.add_error(field, str(exc))
+            return data
+        data["schedule_spec"] = spec
+        return data
+
+
+class EntryInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = Entry
+    extra = 0
+    fields = ["bot", "active", "created_at"]
+    readonly_fields = ["created_at"]
+    raw_id_fields = ["bot"]
+
+
+@admin.register(League)
+class LeagueAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    form = LeagueForm
+    list_display = ["name", "mode", "seats", "status", "rated", "open_for_entries", "schedule"]
+    list_filter = ["status", "mode", "seats"]
+    search_fields = ["name", "slug"]
+    prepopulated_fields = {"slug": ["name"]}
+    inlines = [EntryInline]
+    actions = ["schedule_next_round"]
+
+    def save_model(self, request: HttpRequest, obj: League, form: Any, change: bool) -> None:
+        # The admin's change view runs in one transaction: the league and its beat entry
+        # are saved together or not at all.
+        if not change:
+            from referee.config import RULESETS
+
+            obj.ruleset_version = RULESETS[obj.ruleset].version
+            if not obj.seed:
+                import secrets
+
+                obj.seed = secrets.randbits(48)
+        super().save_model(request, obj, form, change)
+        svc.do_set_schedule(obj, form.cleaned_data.get("schedule_spec"))
+
+    def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
+        super().save_formset(request, form, formset, change)
+        if formset.model is Entry:
+            from leaderboard.models import LiveRating
+
+            for entry in Entry.objects.filter(league=form.instance):
+                LiveRating.objects.get_or_create(league=form.instance, bot_id=entry.bot_id)
+
+    @admin.action(description="Schedule the next round now (sent to the workers)")
+    def schedule_next_round(self, request: HttpRequest, queryset: QuerySet[League]) -> None:
+        for league in queryset:
+            try:
+                scheduled = do_schedule_round(league)
+            except svc.LeagueError as exc:
+                self.message_user(request, str(exc), messages.ERROR)
+                continue
+            if scheduled is None:
+                self.message_user(
+                    request, f"{league.name}: the last round is still playing", messages.WARNING
+                )
+            else:
+                self.message_user(
+                    request,
+                    f"{league.name}: round {scheduled.round.number} with "
+                    f"{len(scheduled.matches)} matches",
+                )
+
+
+@admin.register(Round)
+class RoundAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ["league", "number", "status", "created_at", "completed_at"]
+    list_filter = ["status", "league"]
+    readonly_fields = ["league", "number", "status", "created_at", "completed_at"]
+
+
+PARTICIPATION_FIELDS = [
+    "seat", "team", "bot", "won", "rating_before", "rating_change", "rating_after",
+    "decisions", "latency_p50_ms", "fault_cause", "fault_detail",
+]  # fmt: skip
+
+
+class ParticipationInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = Participation
+    extra = 0
+    can_delete = False
+    fields = tuple(PARTICIPATION_FIELDS)
+    readonly_fields = PARTICIPATION_FIELDS
+
+
+@admin.register(Match)
+class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """Read-only: matches change through the workers' claim/finish path only."""
+
+    list_display = [
+        "id", "league", "round", "pairing_key", "mirror", "status", "attempts",
+        "winner_team", "end_reason", "rated", "finished_at",
+    ]  # fmt: skip
+    list_filter = ["status", "end_reason", "rated", "league"]
+    list_select_related = ["league", "round"]
+    inlines = [ParticipationInline]
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

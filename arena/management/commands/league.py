@@ -1,0 +1,379 @@
+"""``manage.py league ...``: leagues by hand (every periodic job of the workers is here too).
+
+league create NAME [--mode advanced] [--seats 4] [--schedule 'every 30m'] ...
+league enter NAME BOT [BOT ...]       registered bots, or house bots: random, greedy, search:200
+league withdraw NAME BOT
+league list
+league run NAME --rounds 3            play rounds now, in this process, then the standings
+league schedule [NAME]                the periodic job: reap leases, start NAME's next round
+league schedule NAME --every 10m | --cron '0 * * * *' | --off
+league pause|resume|finish NAME
+league recompute-ratings NAME [--fix]
+league fit-ratings NAME
+league standings NAME
+league demo [--rounds 2]              the demo league of house bots (make demo)
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db.models import Count
+from django.utils import timezone
+
+from arena.models import Bot, Entry, League, LeagueStatus, Match, MatchStatus, Round
+from arena.services import leagues as svc
+from arena.services.matches import PlayOutcome, play_match
+from arena.services.rounds import do_schedule_due_rounds, do_schedule_round
+from leaderboard.services import fit_batch_ratings, recompute_ratings, standings
+from referee.bots import HOUSE_BOTS
+
+DEMO_LEAGUE = "Demo league"
+QUIET_LOGGERS = ("arena.services", "arena.runner", "leaderboard.services", "celery.app.trace")
+
+
+def _house_spec(name: str) -> bool:
+    return name.partition(":")[0] in HOUSE_BOTS
+
+
+class Command(BaseCommand):
+    help = "Leagues: create, enter bots, run rounds, schedule, ratings and standings."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        sub = parser.add_subparsers(dest="action", required=True)
+        create = sub.add_parser("create", help="create a league")
+        create.add_argument("name")
+        create.add_argument("--mode", default="simple")
+        create.add_argument("--seats", type=int, default=2)
+        create.add_argument("--ruleset", default="standard")
+        create.add_argument("--pairs", type=int, default=1, help="mirrored pairs per pairing")
+        create.add_argument("--k", type=float, default=24.0, help="Elo K factor")
+        create.add_argument("--decision-ms", type=int, default=5_000)
+        create.add_argument("--bank-ms", type=int, default=60_000)
+        create.add_argument(
+            "--grace-ms",
+            type=int,
+            default=2_000,
+            help="how long a remote seat waits for its bot at the start",
+        )
+        create.add_argument("--no-show-retries", type=int, default=3)
+        create.add_argument("--no-show-window", type=int, default=300, help="seconds")
+        create.add_argument(
+            "--fault",
+            action="append",
+            default=[],
+            metavar="CAUSE=ACTION",
+            help="fault policy override, e.g. timeout=abort (default: forfeit)",
+        )
+        create.add_argument("--unrated", action="store_true")
+        create.add_argument("--closed", action="store_true", help="closed for entries")
+        create.add_argument("--seed", type=int)
+        create.add_argument("--schedule", help="'every 10m', '2h' or a cron expression")
+        enter = sub.add_parser("enter", help="enter bots (house bot specs create house bots)")
+        enter.add_argument("name")
+        enter.add_argument("bots", nargs="+")
+        withdraw = sub.add_parser("withdraw", help="withdraw a bot from future rounds")
+        withdraw.add_argument("name")
+        withdraw.add_argument("bot")
+        sub.add_parser("list", help="list leagues")
+        run = sub.add_parser("run", help="play rounds now, in this process")
+        run.add_argument("name")
+        run.add_argument("--rounds", type=int, default=1)
+        run.add_argument("--quiet", action="store_true", help="no line per match")
+        schedule = sub.add_parser("schedule", help="run the periodic job, or set a schedule")
+        schedule.add_argument("name", nargs="?")
+        how = schedule.add_mutually_exclusive_group()
+        how.add_argument("--every", help="e.g. 10m, 2h, 1d")
+        how.add_argument("--cron", help="five fields, UTC, e.g. '0 */2 * * *'")
+        how.add_argument("--off", action="store_true", help="rounds start by hand only")
+        for action in ("pause", "resume", "finish"):
+            sub.add_parser(action, help=f"{action} a league").add_argument("name")
+        recompute = sub.add_parser("recompute-ratings", help="rebuild ratings from history")
+        recompute.add_argument("name")
+        recompute.add_argument("--fix", action="store_true", help="write recomputed values")
+        fit = sub.add_parser("fit-ratings", help="batch Elo with 95%% intervals")
+        fit.add_argument("name")
+        fit.add_argument("--bootstrap", type=int, default=200)
+        sub.add_parser("standings", help="print the standings").add_argument("name")
+        demo = sub.add_parser("demo", help="the demo league of house bots")
+        demo.add_argument(
+            "--rounds", type=int, default=2, help="play until the demo league has this many rounds"
+        )
+        demo.add_argument("--search-playouts", type=int, default=40)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        action = options["action"].replace("-", "_")
+        if options["verbosity"] < 2:
+            # one line per match is printed here; the services' own INFO lines would double it
+            for name in QUIET_LOGGERS:
+                logging.getLogger(name).setLevel(logging.WARNING)
+        try:
+            getattr(self, f"do_{action}")(options)
+        except svc.LeagueError as exc:
+            raise CommandError(str(exc)) from None
+
+    # ------------------------------------------------------------------ subcommands
+
+    def do_create(self, o: dict[str, Any]) -> None:
+        policy = {}
+        for item in o["fault"]:
+            cause, sep, action = item.partition("=")
+            if not sep:
+                raise CommandError(f"--fault {item!r}: write CAUSE=ACTION, e.g. timeout=abort")
+            policy[cause] = action
+        settings_ = svc.LeagueSettings(
+            name=o["name"],
+            mode=o["mode"],
+            seats=o["seats"],
+            ruleset=o["ruleset"],
+            pairs_per_pairing=o["pairs"],
+            decision_ms=o["decision_ms"],
+            bank_ms=o["bank_ms"],
+            fault_policy=policy,
+            connect_grace_ms=o["grace_ms"],
+            no_show_retries=o["no_show_retries"],
+            no_show_window_s=o["no_show_window"],
+            k_factor=o["k"],
+            rated=not o["unrated"],
+            open_for_entries=not o["closed"],
+            seed=o["seed"],
+        )
+        spec = svc.ScheduleSpec.parse(o["schedule"]) if o["schedule"] else None
+        league = svc.do_create_league(settings_, spec)
+        self.stdout.write(
+            f"created league {league.name} ({league.slug}): {league.mode}, {league.seats} seats, "
+            f"ruleset {league.ruleset} v{league.ruleset_version}, "
+            f"{spec.describe() if spec else 'rounds start by hand'}"
+        )
+
+    def do_enter(self, o: dict[str, Any]) -> None:
+        league = svc.get_league(o["name"])
+        for name in o["bots"]:
+            bot = Bot.objects.filter(name=name).first()
+            if bot is None:
+                if not _house_spec(name):
+                    raise CommandError(
+                        f"{name!r} is neither a registered bot nor a house bot "
+                        f"({', '.join(HOUSE_BOTS)}, search:PLAYOUTS)"
+                    )
+                bot = svc.do_create_house_bot(name, name)
+            svc.do_enter(league, bot)
+            self.stdout.write(f"entered {bot.name} ({bot.kind}) in {league.name}")
+
+    def do_withdraw(self, o: dict[str, Any]) -> None:
+        league = svc.get_league(o["name"])
+        bot = Bot.objects.filter(name=o["bot"]).first()
+        if bot is None:
+            raise CommandError(f"no bot named {o['bot']!r}")
+        svc.do_withdraw(league, bot)
+        self.stdout.write(f"withdrew {bot.name} from {league.name}")
+
+    def do_list(self, o: dict[str, Any]) -> None:
+        rows = League.objects.annotate(n_rounds=Count("rounds", distinct=True)).order_by("name")
+        for league in rows:
+            entries = Entry.objects.filter(league=league, active=True).count()
+            spec = svc.schedule_of(league)
+            self.stdout.write(
+                f"{league.slug:<24} {league.status:<8} {league.mode:<8} {league.seats} seats  "
+                f"{entries:>3} entries  {league.n_rounds:>3} rounds  "
+                f"{spec.describe() if spec else 'by hand'}"
+            )
+
+    def do_schedule(self, o: dict[str, Any]) -> None:
+        league = svc.get_league(o["name"]) if o["name"] else None
+        if o["every"] or o["cron"] or o["off"]:
+            if league is None:
+                raise CommandError("name the league whose schedule to set")
+            spec = None
+            if o["every"]:
+                spec = svc.ScheduleSpec.parse(o["every"])
+            elif o["cron"]:
+                spec = svc.ScheduleSpec.parse("cron:" + o["cron"])
+            svc.do_set_schedule(league, spec)
+            self.stdout.write(
+                f"{league.name}: {spec.describe() if spec else 'rounds start by hand'}"
+            )
+            return
+        report = do_schedule_due_rounds(league.pk if league else None)
+        self.stdout.write(
+            f"re-sent {len(report.reaped)} matches with expired leases, "
+            f"{len(report.requeued)} lost ones; completed {len(report.completed_rounds)} rounds"
+        )
+        if league is not None:
+            if report.scheduled is not None:
+                self.stdout.write(
+                    f"{league.name}: round {report.scheduled.round.number} scheduled, "
+                    f"{len(report.scheduled.matches)} matches sent to the workers"
+                )
+            else:
+                raise CommandError(f"{league.name}: no round scheduled: {report.refused}")
+
+    def do_pause(self, o: dict[str, Any]) -> None:
+        self._status(o, LeagueStatus.PAUSED)
+
+    def do_resume(self, o: dict[str, Any]) -> None:
+        self._status(o, LeagueStatus.ACTIVE)
+
+    def do_finish(self, o: dict[str, Any]) -> None:
+        self._status(o, LeagueStatus.FINISHED)
+
+    def _status(self, o: dict[str, Any], status: LeagueStatus) -> None:
+        league = svc.get_league(o["name"])
+        svc.do_set_status(league, status)
+        self.stdout.write(f"{league.name} is {status.label}")
+
+    def do_recompute_ratings(self, o: dict[str, Any]) -> None:
+        league = svc.get_league(o["name"])
+        report = recompute_ratings(league.pk, fix=o["fix"])
+        self.stdout.write(
+            f"{league.name}: {report.matches} finished matches, {report.rated} rated, replayed"
+        )
+        if report.exact:
+            self.stdout.write("stored ratings equal the recomputed ones exactly")
+            return
+        for line in report.mismatches[:50]:
+            self.stdout.write(f"  {line}")
+        if report.fixed:
+            self.stdout.write(f"fixed {len(report.mismatches)} differences")
+        else:
+            raise CommandError(
+                f"{len(report.mismatches)} stored values differ; --fix writes the recomputed ones"
+            )
+
+    def do_fit_ratings(self, o: dict[str, Any]) -> None:
+        league = svc.get_league(o["name"])
+        started = time.perf_counter()
+        report = fit_batch_ratings(league.pk, bootstrap=o["bootstrap"])
+        self.stdout.write(
+            f"{league.name}: batch fit of {report.bots} bots over {report.matches} matches, "
+            f"{report.bootstrap} bootstrap replicates, {time.perf_counter() - started:.2f} s"
+        )
+        self._standings(league)
+
+    def do_standings(self, o: dict[str, Any]) -> None:
+        self._standings(svc.get_league(o["name"]))
+
+    def do_run(self, o: dict[str, Any]) -> None:
+        league = svc.get_league(o["name"])
+        for _ in range(o["rounds"]):
+            self._play_round(league, quiet=o["quiet"])
+        self._standings(league)
+
+    def do_demo(self, o: dict[str, Any]) -> None:
+        playouts = o["search_playouts"]
+        league = League.objects.filter(name=DEMO_LEAGUE).first()
+        if league is None:
+            league = svc.do_create_league(
+                svc.LeagueSettings(
+                    name=DEMO_LEAGUE,
+                    slug="demo",
+                    description="House bots: random, one-ply greedy, Monte Carlo search.",
+                    pairs_per_pairing=2,
+                    seed=2026,
+                )
+            )
+            self.stdout.write(f"created {league.name} (simple, 2 seats, 2 mirrored pairs)")
+        for name, spec in (
+            ("random", "random"),
+            ("greedy", "greedy"),
+            (f"search-{playouts}", f"search:{playouts}"),
+        ):
+            bot = svc.do_create_house_bot(name, spec)
+            if not Entry.objects.filter(league=league, bot=bot, active=True).exists():
+                svc.do_enter(league, bot)
+                self.stdout.write(f"entered house bot {bot.name} ({spec})")
+        played = Round.objects.filter(league=league).count()
+        if played >= o["rounds"]:
+            self.stdout.write(
+                f"{league.name} has played {played} rounds already "
+                f"(`manage.py league run demo --rounds 1` plays another)"
+            )
+        for _ in range(max(0, o["rounds"] - played)):
+            self._play_round(league, quiet=False)
+        self._standings(league)
+
+    # ------------------------------------------------------------------ helpers
+
+    def _play_round(self, league: League, *, quiet: bool) -> None:
+        """Schedule the next round (or finish the one still playing) and play its matches
+        here, exactly as a worker would (claim, run, one-transaction result)."""
+        scheduled = do_schedule_round(league, enqueue=False)
+        rnd = (
+            scheduled.round
+            if scheduled is not None
+            else Round.objects.filter(league=league).order_by("-number").first()
+        )
+        assert rnd is not None
+        total = rnd.matches.count()
+        verb = "scheduled" if scheduled is not None else "still playing; finishing"
+        self.stdout.write(f"round {rnd.number} of {league.name}: {verb}, {total} matches")
+        started = time.perf_counter()
+        done = 0
+        while True:
+            pending = list(
+                Match.objects.filter(
+                    round=rnd, status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING]
+                ).order_by("id")
+            )
+            if not pending:
+                break
+            progressed = False
+            for match in pending:
+                if match.not_before and match.not_before > timezone.now():
+                    continue
+                outcome = play_match(match.pk)
+                if outcome in (PlayOutcome.FINISHED, PlayOutcome.VOID):
+                    done += 1
+                    progressed = True
+                    if not quiet:
+                        self.stdout.write(f"  [{done:>3}/{total}] {self._describe(match.pk)}")
+                elif outcome is not PlayOutcome.SKIPPED:
+                    progressed = True
+                    self.stdout.write(f"  match {match.pk}: {outcome.value}")
+            if not progressed:
+                time.sleep(0.5)  # held by a worker, or waiting for a no-show retry
+        if not settings.CELERY_TASK_ALWAYS_EAGER:
+            fit_batch_ratings(league.pk)  # in embedded mode the round's end already did
+        rnd.refresh_from_db()
+        self.stdout.write(
+            f"round {rnd.number}: {rnd.status}, {total} matches in "
+            f"{time.perf_counter() - started:.1f} s"
+        )
+
+    def _describe(self, match_id: int) -> str:
+        match = Match.objects.get(pk=match_id)
+        parts = list(match.participations.select_related("bot").order_by("seat"))
+        teams = ["+".join(p.bot.name for p in parts if p.team == t) for t in (0, 1)]
+        head = f"{teams[0]} vs {teams[1]}: "
+        if match.status == MatchStatus.VOID:
+            return head + f"void ({match.end_reason})"
+        change = ""
+        if match.rated:
+            a = next(p for p in parts if p.team == 0)
+            change = f", {a.bot.name} {a.rating_change:+.1f}"
+        assert match.winner_team is not None
+        return (
+            head + f"{teams[match.winner_team]} wins by {match.end_reason} "
+            f"after {match.turns} turns{change}"
+        )
+
+    def _standings(self, league: League) -> None:
+        rows = standings(league)
+        self.stdout.write("")
+        self.stdout.write(f"Standings of {league.name}")
+        self.stdout.write(
+            f"{'#':>3}  {'bot':<20} {'Elo':>7}  {'batch Elo [95%]':<22} {'rank':<7} "
+            f"{'games':>5} {'W':>4} {'L':>4} {'forfeits':>8}"
+        )
+        for i, s in enumerate(rows, 1):
+            b = s.batch
+            batch = f"{b.elo:6.0f} [{b.low:.0f}, {b.high:.0f}]" if b else "-"
+            rank = f"{b.rank_low}-{b.rank_high}" if b else "-"
+            self.stdout.write(
+                f"{i:>3}  {s.bot:<20} {float(s.rating):7.1f}  {batch:<22} {rank:<7} "
+                f"{s.games:>5} {s.wins:>4} {s.losses:>4} {s.forfeits:>8}"
+            )
