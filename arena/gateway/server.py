@@ -28,7 +28,7 @@ from arena.gateway.auth import Authenticator
 from arena.gateway.config import GatewayConfig
 from arena.gateway.session import Session, Unreadable, error_message, parse_bot_message
 from arena.protocol.convert import PROTOCOL_VERSION, SUPPORTED_VERSIONS
-from arena.relay.base import GatewayRelay, Inbound, InboundKind
+from arena.relay.base import GatewayRelay, Inbound, InboundKind, RelayError
 from arena.services.bots import BotIdentity
 
 logger = logging.getLogger(__name__)
@@ -73,30 +73,38 @@ class Gateway:
             hello = await self._hello(context)
         except _Refused as refused:
             self.stats[f"refused_{refused.code}"] += 1
-            await context.write(error_message(refused.code, refused.message))
+            try:
+                await context.write(error_message(refused.code, refused.message))
+            except Exception:  # noqa: BLE001 - the bot may be gone already; abort anyway
+                pass
             await context.abort(refused.status, refused.message)
             return
         max_matches = min(max(hello.max_concurrent_matches, 1), self.config.max_concurrent_matches)
         session = Session(bot, self.config, max_matches, asyncio.get_running_loop())
-        session.conn_id = await self.relay.attach(bot.bot_id, session, max_matches)
-        self.sessions.add(session)
-        self.stats["connected"] += 1
-        await self._blocking(self.auth.hello, bot.bot_id, hello.protocol_version, hello.bot_version)
-        logger.info("bot %s (%s) connected, conn %s", bot.name, bot.bot_id, session.conn_id)
-        session.send(self._welcome(session))
-        tasks = [
-            asyncio.create_task(self._read(session, context)),
-            asyncio.create_task(self._heartbeat(session)),
-        ]
+        # The bot may hang up at any await below; whatever got attached is detached in the
+        # finally, so attaching runs as a task of its own that a cancel cannot cut in half.
+        attached = asyncio.ensure_future(self._attach(session, hello))
+        tasks: list[asyncio.Task[None]] = []
         try:
+            try:
+                await asyncio.shield(attached)
+            except RelayError as exc:
+                reason = f"the arena cannot reach its relay, try again later ({exc})"
+                session.close(grpc.StatusCode.UNAVAILABLE, reason, "unavailable")
+            else:
+                session.send(self._welcome(session))
+                tasks = [
+                    asyncio.create_task(self._read(session, context)),
+                    asyncio.create_task(self._heartbeat(session)),
+                ]
             while (item := await session.outbox.get()) is not None:
                 await context.write(item)
         finally:
             for task in tasks:
                 task.cancel()
             session.close(grpc.StatusCode.CANCELLED, "the stream was cancelled")
-            # Shielded: the RPC may be cancelled again while the relay hears of it.
-            cleanup = asyncio.ensure_future(self._cleanup(session))
+            # Shielded too: the RPC may be cancelled again while the relay hears of it.
+            cleanup = asyncio.ensure_future(self._cleanup(session, attached))
             self._cleanups.add(cleanup)
             cleanup.add_done_callback(self._cleanups.discard)
             await asyncio.shield(cleanup)
@@ -104,6 +112,14 @@ class Gateway:
         if session.closing.status is not grpc.StatusCode.OK:
             context.set_code(session.closing.status)
             context.set_details(session.closing.reason)
+
+    async def _attach(self, session: Session, hello: pb.Hello) -> None:
+        bot = session.bot
+        session.conn_id = await self.relay.attach(bot.bot_id, session, session.max_matches)
+        self.sessions.add(session)
+        self.stats["connected"] += 1
+        logger.info("bot %s (%s) connected, conn %s", bot.name, bot.bot_id, session.conn_id)
+        await self._blocking(self.auth.hello, bot.bot_id, hello.protocol_version, hello.bot_version)
 
     async def _authenticate(self, context: grpc.aio.ServicerContext) -> BotIdentity:
         metadata = {k.lower(): v for k, v in (context.invocation_metadata() or ())}
@@ -268,10 +284,15 @@ class Gateway:
             ping = pb.ArenaMessage(ping=pb.Ping(nonce=next(self._nonces)))
             session.send(ping.SerializeToString())
 
-    async def _cleanup(self, session: Session) -> None:
+    async def _cleanup(self, session: Session, attached: asyncio.Future[None]) -> None:
+        try:
+            await attached
+        except Exception:  # noqa: BLE001 - e.g. Redis down: nothing to detach then
+            logger.exception("could not attach bot %s", session.bot.name)
         self.sessions.discard(session)
         bot = session.bot
-        await self.relay.detach(bot.bot_id, session.conn_id)
+        if session.conn_id:
+            await self.relay.detach(bot.bot_id, session.conn_id)
         reason = session.closing.reason if session.closing else "the stream ended"
         for match_id in sorted(session.matches):
             await self.relay.send_inbound(
@@ -397,7 +418,10 @@ class GatewayThread:
             self._ready.set()
 
     def stop(self, timeout: float = 10.0) -> None:
-        if self._loop is not None and self._stop is not None:
+        """Shut the gateway down gracefully (a no-op once stopped)."""
+        if not self._thread.is_alive():
+            return
+        if self._loop is not None and self._stop is not None and not self._loop.is_closed():
             self._loop.call_soon_threadsafe(self._stop.set)
         self._thread.join(timeout)
 
