@@ -1,0 +1,141 @@
+"""Referee <-> protocol conversions: complete, lossless, and a function of the seat's view."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from agent_avenue.v1 import arena_pb2 as pb
+from arena.protocol import convert
+from arena.runner import FaultCause
+from avenue_sdk import view
+from referee import (
+    Agent,
+    BlackMarket,
+    Decision,
+    EndReason,
+    EventKind,
+    GameConfig,
+    Play,
+    Recruit,
+    Side,
+    apply,
+    legal_actions,
+    new_game,
+)
+from referee.observation import observe
+from referee.state import State
+from tests.referee.hidden import perturb
+
+CONFIGS = [
+    GameConfig.for_seats(seats, mode, ruleset=ruleset)
+    for seats in (2, 3, 4)
+    for mode in ("simple", "advanced")
+    for ruleset in ("standard", "summary-board")
+]
+
+
+def playout(config: GameConfig, seed: int) -> list[State]:
+    rng = random.Random(seed)
+    state = new_game(config, seed)
+    states = [state]
+    while state.decision is not None:
+        state = apply(state, rng.choice(legal_actions(state)))
+        states.append(state)
+    return states
+
+
+def test_every_referee_enum_has_its_protocol_twin() -> None:
+    tables: list[tuple[object, dict[Any, int]]] = [
+        (Agent, convert.AGENT),
+        (BlackMarket, convert.BLACK_MARKET),
+        (Decision, convert.DECISION),
+        (Side, convert.SIDE),
+        (EndReason, convert.END_REASON),
+        (EventKind, convert.EVENT_KIND),
+        (FaultCause, convert.FAULT_CAUSE),
+    ]
+    for members, table in tables:
+        assert set(table) == set(members)  # type: ignore[call-overload]
+        assert 0 not in table.values(), "UNSPECIFIED (0) means none on the wire"
+        assert len(set(table.values())) == len(table)
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c.seats}-{c.mode.value}-{c.ruleset}")
+def test_observations_and_choices_convert_without_loss(config: GameConfig) -> None:
+    rng = random.Random(3)
+    for seed in range(4):
+        states = playout(config, seed)
+        first = states[0].active
+        for state in states[:-1]:
+            seat = state.actor
+            obs = observe(state, seat)
+            msg = pb.Observation()
+            convert.fill_observation(msg, obs, first)
+            # The SDK's dict view of the message is the referee's own JSON of the view.
+            assert view.observation_dict(msg) == obs.to_json()
+            used = [sorted(convert.BOARD_EFFECT[e] for e in team) for team in obs.effects_used]
+            assert [list(t.effects_used) for t in msg.teams] == used
+            legal = legal_actions(state)
+            for action in legal:
+                choice = convert.choice(action)
+                assert convert.action_of(choice) == action
+                assert view.describe(choice) == action.describe()
+            # Nothing but the seat's view goes in: redeal what it cannot see, same bytes.
+            again = pb.Observation()
+            convert.fill_observation(again, observe(perturb(state, seat, rng), seat), first)
+            assert again.SerializeToString() == msg.SerializeToString()
+
+
+def test_history_travels_in_slices() -> None:
+    states = playout(GameConfig.for_seats(2, "advanced"), 5)
+    obs = observe(states[-2], states[-2].actor)
+    full, tail = pb.Observation(), pb.Observation()
+    convert.fill_observation(full, obs, 0, 0)
+    convert.fill_observation(tail, obs, 0, 7)
+    assert tail.history_start == 7
+    assert list(tail.history) == list(full.history)[7:]
+
+
+def _action(**fields: object) -> pb.Action:
+    return pb.Action(match_id="m", seq=3, **fields)  # type: ignore[arg-type]
+
+
+def test_reading_answers() -> None:
+    legal = [Recruit(Side.FACE_UP), Recruit(Side.FACE_DOWN)]
+    up, down = (convert.choice(a) for a in legal)
+    assert convert.read_answer(_action(choice_index=1), legal) == legal[1]
+    assert convert.read_answer(_action(choice_index=0, choice=up), legal) == legal[0]
+    assert convert.read_answer(_action(choice=down), legal) == legal[1]
+    cases = [
+        (_action(), FaultCause.MALFORMED_ACTION, "no choice_index or choice"),
+        (_action(choice_index=2), FaultCause.ILLEGAL_ACTION, "out of range"),
+        (_action(choice_index=0, choice=down), FaultCause.MALFORMED_ACTION, "but the choice says"),
+        (
+            _action(choice=convert.choice(Play(Agent.MOLE, Agent.SIDEKICK))),
+            FaultCause.ILLEGAL_ACTION,
+            "is not legal now",
+        ),
+        (
+            _action(choice=pb.Choice(recruit=pb.Choice.Recruit(side=0))),
+            FaultCause.MALFORMED_ACTION,
+            "unreadable choice",
+        ),
+        (
+            _action(choice=pb.Choice(discard=pb.Choice.Discard(card=99))),
+            FaultCause.MALFORMED_ACTION,
+            "unreadable choice",
+        ),
+    ]
+    for message, cause, words in cases:
+        with pytest.raises(convert.AnswerError, match=words) as caught:
+            convert.read_answer(message, legal)
+        assert caught.value.cause == cause
+
+
+def test_spectator_and_finished_views_are_never_sent() -> None:
+    state = new_game(GameConfig.for_seats(2), 1)
+    with pytest.raises(ValueError, match="spectator"):
+        convert.fill_observation(pb.Observation(), observe(state, None), 0)

@@ -1,0 +1,60 @@
+"""Whole matches through the real path: runner -> relay -> gateway -> SDK bot processes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.utils import timezone
+
+from arena.models import Bot
+from arena.runner import HouseSeat, MatchStatus, TimeControl
+from referee import EndReason, GameConfig
+from referee.replay import validate
+from tests.protocol.harness import Arena
+
+RANDOM = "avenue_sdk.examples.random_bot:RandomBot"
+HEURISTIC = "avenue_sdk.examples.heuristic_bot:HeuristicBot"
+
+
+def test_full_match_between_two_sdk_bots(arena: Arena, tmp_path: Path) -> None:
+    before = timezone.now()
+    alice = arena.sdk_bot("alice", RANDOM, args=("--log-dir", str(tmp_path / "logs")))
+    arena.sdk_bot("bob", HEURISTIC)
+    for seed in (1, 2):
+        outcome = arena.play([arena.remote("alice"), arena.remote("bob")], seed=seed)
+        assert outcome.status == MatchStatus.FINISHED and not outcome.faults
+        assert outcome.result is not None and outcome.result.reason is not EndReason.FORFEIT
+        final = validate(outcome.record)  # the replay re-simulates to the same result
+        assert final.over
+        for report in outcome.seats:
+            assert report.decisions > 0 and report.fault is None
+            assert 0 < report.latency.p50 < 1_000
+        recorded = sum(1 for d in outcome.record.decisions if d.latency_ms is not None)
+        assert recorded == sum(r.decisions for r in outcome.seats)
+        assert outcome.drops.stale == outcome.drops.foreign == 0
+    row = Bot.objects.get(name="alice")
+    assert row.protocol_version == 1 and row.last_seen_at is not None
+    assert row.last_seen_at >= before
+    logs = list((tmp_path / "logs").glob("*.log"))
+    assert len(logs) == 2, "one log file per match"
+    assert "started" in logs[0].read_text() and "ended" in logs[0].read_text()
+    assert alice.stop() == 0, alice.output()
+    assert "interrupted" in alice.output()
+
+
+@pytest.mark.parametrize("mode", ["simple", "advanced"])
+def test_a_team_match_mixing_house_and_remote_seats(arena: Arena, mode: str) -> None:
+    arena.sdk_bot("carol", RANDOM, args=("--max-matches", "2"))
+    config = GameConfig.for_seats(4, mode)
+    # carol holds seats 0 and 2 (both of team A): one MatchStarted per seat.
+    seats = [
+        arena.remote("carol"),
+        HouseSeat("greedy", 1),
+        arena.remote("carol"),
+        HouseSeat("random", 2),
+    ]
+    outcome = arena.play(seats, config, seed=11, time_control=TimeControl(5_000, 5_000))
+    assert outcome.status == MatchStatus.FINISHED and not outcome.faults
+    validate(outcome.record)
+    assert {r.kind for r in outcome.seats} == {"house", "remote"}

@@ -1,0 +1,151 @@
+"""The relay's contract, for both implementations: routing, newest connection wins, and
+the runner's wait that drops and counts what it was not waiting for."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Coroutine, Iterator
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import pytest
+from django.conf import settings
+
+from arena.relay.base import (
+    Delivery,
+    DeliveryKind,
+    DropCounts,
+    GatewayRelay,
+    Inbound,
+    InboundKind,
+    RunnerRelay,
+)
+from arena.relay.local import InProcessRelay
+from arena.relay.redis import RedisGatewayRelay, RedisRunnerRelay
+from tests.protocol.harness import clear_prefix, new_prefix, wait_for
+
+T = TypeVar("T")
+
+
+class LoopThread:
+    """An event loop in a thread, like the gateway's."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(10)
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)
+
+
+@dataclass
+class Sink:
+    deliveries: list[Delivery] = field(default_factory=list)
+    superseded: list[str] = field(default_factory=list)
+
+    def deliver(self, delivery: Delivery) -> None:
+        self.deliveries.append(delivery)
+
+    def supersede(self, reason: str) -> None:
+        self.superseded.append(reason)
+
+
+@dataclass
+class Pair:
+    runner: RunnerRelay
+    gateways: list[GatewayRelay]
+    loop: LoopThread
+
+
+@pytest.fixture(params=["in-process", "redis"])
+def relays(request: pytest.FixtureRequest) -> Iterator[Pair]:
+    loop = LoopThread()
+    if request.param == "in-process":
+        local = InProcessRelay()
+        yield Pair(local, [local, local], loop)
+        loop.close()
+        return
+    if not settings.REDIS_URL:
+        pytest.fail("needs Redis: run through `make test`")
+    prefix, url = new_prefix(), str(settings.REDIS_URL)
+    gateways: list[GatewayRelay] = [RedisGatewayRelay(url, prefix) for _ in range(2)]
+    for g in gateways:
+        loop.run(g.start())
+    runner = RedisRunnerRelay(url, prefix)
+    yield Pair(runner, gateways, loop)
+    for g in gateways:
+        loop.run(g.stop())
+    runner.close()
+    loop.close()
+    clear_prefix(prefix)
+
+
+def test_deliveries_reach_the_gateway_holding_the_bot(relays: Pair) -> None:
+    runner, gateway = relays.runner, relays.gateways[0]
+    started = Delivery(DeliveryKind.STARTED, "m1", 0, b"hello")
+    assert not runner.deliver("7", started) and not runner.is_connected("7")
+    assert runner.presence("7") is None
+    sink = Sink()
+    conn = relays.loop.run(gateway.attach("7", sink, 3))
+    assert runner.is_connected("7")
+    presence = runner.presence("7")
+    assert presence is not None and presence["max_matches"] == 3 and presence["conn"] == conn
+    assert runner.deliver("7", started)
+    wait_for(lambda: sink.deliveries == [started], 5, "the delivery")
+    relays.loop.run(gateway.detach("7", conn))
+    assert not runner.is_connected("7") and runner.presence("7") is None
+
+
+def test_the_newest_connection_wins_even_across_gateways(relays: Pair) -> None:
+    runner, (g1, g2) = relays.runner, relays.gateways
+    old, new = Sink(), Sink()
+    old_conn = relays.loop.run(g1.attach("7", old, 1))
+    new_conn = relays.loop.run(g2.attach("7", new, 1))
+    wait_for(lambda: bool(old.superseded), 5, "the old stream to be superseded")
+    assert not new.superseded
+    relays.loop.run(g1.detach("7", old_conn))  # the old stream's cleanup changes nothing
+    assert runner.deliver("7", Delivery(DeliveryKind.REQUEST, "m", 1, b"x"))
+    wait_for(lambda: len(new.deliveries) == 1, 5, "delivery to the new stream")
+    assert not old.deliveries
+    relays.loop.run(g2.detach("7", new_conn))
+    assert not runner.is_connected("7")
+
+
+def test_the_runner_waits_for_its_answer_and_counts_the_rest(relays: Pair) -> None:
+    runner, gateway = relays.runner, relays.gateways[0]
+    runner.open_match("m1")
+    for inbound in [
+        Inbound(InboundKind.ACTION, "7", "m1", 4, b"old"),  # stale
+        Inbound(InboundKind.ACTION, "8", "m1", 5, b"out of turn"),  # foreign
+        Inbound(InboundKind.MALFORMED, "8", "m1", 5, detail="junk"),  # foreign
+        Inbound(InboundKind.ACTION, "7", "m1", 5, b"the one"),
+    ]:
+        relays.loop.run(gateway.send_inbound(inbound))
+    drops = DropCounts()
+    got = runner.await_answer("m1", "7", 5, time.monotonic() + 5, drops)
+    assert got is not None and got.payload == b"the one"
+    assert (drops.stale, drops.foreign) == (1, 2)
+
+    started = time.monotonic()
+    assert runner.await_answer("m1", "7", 6, started + 0.2, drops) is None
+    assert 0.15 < time.monotonic() - started < 2
+
+    relays.loop.run(gateway.send_inbound(Inbound(InboundKind.DISCONNECTED, "8", "m1")))
+    notice = runner.await_answer("m1", "7", 6, time.monotonic() + 5, drops)
+    assert notice is not None and notice.kind is InboundKind.DISCONNECTED and notice.bot_id == "8"
+    runner.close_match("m1")
+
+
+def test_a_new_run_of_a_match_starts_with_an_empty_inbox(relays: Pair) -> None:
+    runner, gateway = relays.runner, relays.gateways[0]
+    runner.open_match("m2")
+    relays.loop.run(gateway.send_inbound(Inbound(InboundKind.ACTION, "7", "m2", 1, b"late")))
+    runner.open_match("m2")
+    assert runner.await_answer("m2", "7", 1, time.monotonic() + 0.1, DropCounts()) is None

@@ -1,0 +1,100 @@
+"""SDK bots the protocol tests run as subprocesses (``tests.protocol.testbots:Name``).
+They read their instructions from environment variables."""
+
+from __future__ import annotations
+
+import os
+import random
+import struct
+import threading
+import time
+from pathlib import Path
+
+from agent_avenue.v1 import arena_pb2 as pb
+from avenue_sdk import Bot
+
+
+class SleepyBot(Bot):
+    """Touches $AVENUE_TEST_MARKER at its first decision, then sleeps $AVENUE_TEST_SLEEP
+    seconds before each answer."""
+
+    def __init__(self) -> None:
+        self.sleep = float(os.environ.get("AVENUE_TEST_SLEEP", "0"))
+        self.marker = os.environ.get("AVENUE_TEST_MARKER")
+
+    def decide(self, request: pb.DecisionRequest) -> int:
+        if self.marker:
+            Path(self.marker).touch()
+        time.sleep(self.sleep)
+        return 0
+
+
+class RecordingBot(Bot):
+    """Random choices; appends to $AVENUE_TEST_RECORD every message as it came off the
+    wire (tag W) and every request as the bot saw it, history merged (tag M)."""
+
+    def __init__(self) -> None:
+        self.rng = random.Random(os.environ.get("AVENUE_TEST_SEED", "1"))
+        self.out = open(os.environ["AVENUE_TEST_RECORD"], "ab")  # noqa: SIM115
+        self.lock = threading.Lock()
+
+    def _write(self, tag: bytes, data: bytes) -> None:
+        with self.lock:
+            self.out.write(tag + struct.pack(">I", len(data)) + data)
+            self.out.flush()
+
+    def on_message(self, message: pb.ArenaMessage) -> None:
+        self._write(b"W", message.SerializeToString())
+
+    def decide(self, request: pb.DecisionRequest) -> int:
+        self._write(b"M", request.SerializeToString())
+        return self.rng.randrange(len(request.legal))
+
+
+def read_records(path: Path) -> list[tuple[str, bytes]]:
+    data = path.read_bytes() if path.exists() else b""
+    out, i = [], 0
+    while i < len(data):
+        tag = data[i : i + 1].decode()
+        (n,) = struct.unpack(">I", data[i + 1 : i + 5])
+        out.append((tag, data[i + 5 : i + 5 + n]))
+        i += 5 + n
+    return out
+
+
+class CrashingHouseBot:
+    """An in-process bot (``make_bot`` spec ``tests.protocol.testbots:CrashingHouseBot``)
+    that fails at its first decision."""
+
+    name = "crasher"
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def act(self, obs: object, legal: object) -> object:
+        raise RuntimeError("boom")
+
+
+class CheatingHouseBot:
+    """Answers with an action that is never legal."""
+
+    name = "cheater"
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def act(self, obs: object, legal: object) -> object:
+        return "take every card"
+
+
+class SlowHouseBot:
+    """Takes 40 ms per decision, then plays the first legal action."""
+
+    name = "slow"
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def act(self, obs: object, legal: list[object]) -> object:
+        time.sleep(0.04)
+        return legal[0]
