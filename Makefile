@@ -1,5 +1,5 @@
 # Agent Avenue Arena — developer commands.
-#   make demo   the main job: install, migrate, serve on http://127.0.0.1:$(PORT)/
+#   make demo   the main job: install, migrate, play the demo league, serve on http://127.0.0.1:$(PORT)/
 #   make test   the whole suite (ruff, mypy, pytest) against PostgreSQL and Redis
 # Every target creates .venv and installs into it with requirements.lock as needed.
 
@@ -60,6 +60,8 @@ install: $(STAMP)
 demo: install
 	$(call section,migrate)
 	$(PY) manage.py migrate --noinput
+	$(call section,demo league: house bots random / greedy / search play two rounds)
+	$(PY) manage.py league demo --rounds 2
 	$(call section,serve)
 	@echo "Agent Avenue Arena is starting (Ctrl-C stops it):"
 	@echo "  site      http://$(HOST):$(PORT)/"

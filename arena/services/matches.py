@@ -26,6 +26,7 @@ import logging
 import os
 import socket
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
@@ -171,6 +172,10 @@ class _Heartbeat:
 # ------------------------------------------------------------------ playing
 
 
+#: makes the relay for a match's remote seats (the settings' relay unless a caller says)
+RelayFactory = Callable[[], RunnerRelay]
+
+
 def _seats(
     match: Match, parts: list[Participation], relay_factory: RelayFactory
 ) -> tuple[list[Seat], RunnerRelay | None]:
@@ -186,11 +191,6 @@ def _seats(
                 relay = relay_factory()
             seats.append(RemoteSeat(str(bot.pk), bot.name, relay))
     return seats, relay
-
-
-class RelayFactory:
-    def __call__(self) -> RunnerRelay:
-        return runner_relay()
 
 
 def game_config(league: League, match: Match, parts: list[Participation]) -> GameConfig:
@@ -223,7 +223,7 @@ def play_match(
             policy = check_fault_policy(
                 {**league.fault_policy, **({FaultCause.NO_SHOW: "abort"} if retries_left else {})}
             )
-            seats, relay = _seats(match, parts, relay_factory or RelayFactory())
+            seats, relay = _seats(match, parts, relay_factory or runner_relay)
             outcome = run_match(
                 seats,
                 config,

@@ -103,7 +103,7 @@ class Command(BaseCommand):
         demo.add_argument(
             "--rounds", type=int, default=2, help="play until the demo league has this many rounds"
         )
-        demo.add_argument("--search-playouts", type=int, default=40)
+        demo.add_argument("--search-playouts", type=int, default=100)
 
     def handle(self, *args: Any, **options: Any) -> None:
         action = options["action"].replace("-", "_")
@@ -153,14 +153,15 @@ class Command(BaseCommand):
     def do_enter(self, o: dict[str, Any]) -> None:
         league = svc.get_league(o["name"])
         for name in o["bots"]:
-            bot = Bot.objects.filter(name=name).first()
+            # a house bot spec names its bot without the colon: search:200 -> search-200
+            bot = Bot.objects.filter(name=name.replace(":", "-")).first()
             if bot is None:
                 if not _house_spec(name):
                     raise CommandError(
                         f"{name!r} is neither a registered bot nor a house bot "
                         f"({', '.join(HOUSE_BOTS)}, search:PLAYOUTS)"
                     )
-                bot = svc.do_create_house_bot(name, name)
+                bot = svc.do_create_house_bot(name.replace(":", "-"), name)
             svc.do_enter(league, bot)
             self.stdout.write(f"entered {bot.name} ({bot.kind}) in {league.name}")
 
@@ -289,7 +290,7 @@ class Command(BaseCommand):
         played = Round.objects.filter(league=league).count()
         if played >= o["rounds"]:
             self.stdout.write(
-                f"{league.name} has played {played} rounds already "
+                f"{league.name} has played {played} round{'s' if played != 1 else ''} already "
                 f"(`manage.py league run demo --rounds 1` plays another)"
             )
         for _ in range(max(0, o["rounds"] - played)):
