@@ -272,6 +272,10 @@ class Gateway:
         interval, timeout = self.config.heartbeat_s, self.config.heartbeat_timeout_s
         while session.closing is None:
             await asyncio.sleep(interval)
+            if session.outstanding:
+                # A bot thinking may not read its pings; the runner's clock is the limit
+                # then (and gRPC keepalives still catch a dead connection).
+                session.last_heard = session.loop.time()
             silent = session.loop.time() - session.last_heard
             if silent > timeout:
                 self.stats["heartbeat_timeouts"] += 1

@@ -83,6 +83,25 @@ class DropCounts:
     foreign: int = 0
 
 
+def wanted(inbound: Inbound, bot_id: str, seq: int, drops: DropCounts) -> bool:
+    """Whether a runner waiting for ``bot_id``'s answer to ``seq`` takes ``inbound``."""
+    if inbound.kind is InboundKind.DISCONNECTED:
+        return True
+    if inbound.bot_id != bot_id:
+        drops.foreign += 1
+    elif inbound.seq != seq:
+        drops.stale += 1
+    else:
+        return True
+    return False
+
+
+def not_connected(bot_id: str, match_id: str) -> Inbound:
+    return Inbound(
+        InboundKind.DISCONNECTED, bot_id, match_id, detail="the bot is not connected to the arena"
+    )
+
+
 class BotSink(Protocol):
     """A gateway session as the relay sees it. Both methods may be called from any thread
     and must return at once."""
@@ -120,6 +139,15 @@ class RunnerRelay(ABC):
     def _pop(self, match_id: str, timeout: float) -> Inbound | None:
         """The next inbound message of the match, waiting at most ``timeout`` seconds."""
 
+    def request(
+        self, bot_id: str, delivery: Delivery, deadline: float, drops: DropCounts
+    ) -> Inbound | None:
+        """Deliver a decision request and wait for its answer, as ``await_answer`` does.
+        A bot no gateway holds gets a DISCONNECTED notice back at once."""
+        if not self.deliver(bot_id, delivery):
+            return not_connected(bot_id, delivery.match_id)
+        return self.await_answer(delivery.match_id, bot_id, delivery.seq, deadline, drops)
+
     def await_answer(
         self, match_id: str, bot_id: str, seq: int, deadline: float, drops: DropCounts
     ) -> Inbound | None:
@@ -134,13 +162,7 @@ class RunnerRelay(ABC):
             inbound = self._pop(match_id, remaining)
             if inbound is None:
                 return None
-            if inbound.kind is InboundKind.DISCONNECTED:
-                return inbound
-            if inbound.bot_id != bot_id:
-                drops.foreign += 1
-            elif inbound.seq != seq:
-                drops.stale += 1
-            else:
+            if wanted(inbound, bot_id, seq, drops):
                 return inbound
 
     def close(self) -> None:  # noqa: B027 - an optional hook

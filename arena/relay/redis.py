@@ -35,11 +35,14 @@ from arena.relay.base import (
     BotSink,
     Delivery,
     DeliveryKind,
+    DropCounts,
     GatewayRelay,
     Inbound,
     InboundKind,
     RelayError,
     RunnerRelay,
+    not_connected,
+    wanted,
 )
 
 logger = logging.getLogger(__name__)
@@ -48,6 +51,8 @@ logger = logging.getLogger(__name__)
 INBOX_TTL = 300
 #: BLPOP's timeout is in seconds with millisecond resolution, and 0 means "forever"
 MIN_BLOCK = 0.002
+#: the first wait for an answer, pipelined with its request (seconds)
+FIRST_WAIT = 0.05
 
 _DELETE_PRESENCE = """
 local v = redis.call('HGET', KEYS[1], ARGV[1])
@@ -114,6 +119,29 @@ class RedisRunnerRelay(RunnerRelay):
         except redis.RedisError as exc:
             raise RelayError(f"cannot publish to Redis: {exc}") from exc
         return cast(int, receivers) > 0
+
+    def request(
+        self, bot_id: str, delivery: Delivery, deadline: float, drops: DropCounts
+    ) -> Inbound | None:
+        # PUBLISH and a first short BLPOP in one round trip: a quick bot's answer is
+        # usually back before the first wait ends. A bot nobody holds costs that wait.
+        first = max(min(deadline - time.monotonic(), FIRST_WAIT), MIN_BLOCK)
+        header = {"t": "d", "k": delivery.kind.value, "m": delivery.match_id, "s": delivery.seq}
+        inbox = self.keys.inbox(delivery.match_id)
+        try:
+            pipe = self._redis.pipeline(transaction=False)
+            pipe.publish(self.keys.bot(bot_id), _pack(header, delivery.payload))
+            pipe.blpop([inbox], timeout=first)
+            receivers, item = pipe.execute()
+        except redis.RedisError as exc:
+            raise RelayError(f"cannot reach Redis: {exc}") from exc
+        if item is not None:
+            inbound = decode_inbound(item[1])
+            if wanted(inbound, bot_id, delivery.seq, drops):
+                return inbound
+        if not receivers:
+            return not_connected(bot_id, delivery.match_id)
+        return self.await_answer(delivery.match_id, bot_id, delivery.seq, deadline, drops)
 
     def is_connected(self, bot_id: str) -> bool:
         try:

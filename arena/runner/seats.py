@@ -186,14 +186,13 @@ class RemoteSeat(Seat):
             previous_latency_ms=self._previous_latency,
         )
         sent = time.monotonic()
-        if not self.relay.deliver(
-            self._bot_id, Delivery(DeliveryKind.REQUEST, ctx.match_id, ask.seq, payload)
-        ):
-            return Answer(0.0, fault=FaultCause.DISCONNECT, detail=f"{self.name} is not connected")
-        self._history_sent = len(ask.obs.history)
-        inbound = self.relay.await_answer(
-            ctx.match_id, self._bot_id, ask.seq, sent + ask.allowance_s, ctx.drops
+        inbound = self.relay.request(
+            self._bot_id,
+            Delivery(DeliveryKind.REQUEST, ctx.match_id, ask.seq, payload),
+            sent + ask.allowance_s,
+            ctx.drops,
         )
+        self._history_sent = len(ask.obs.history)
         latency = (time.monotonic() - sent) * 1000
         self._previous_latency = latency
         if inbound is None:

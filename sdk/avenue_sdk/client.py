@@ -1,8 +1,9 @@
 """Connects a ``Bot`` to an arena gateway and keeps it connected.
 
-One stream at a time: Hello, then every message of every match the bot plays. Decisions
-are answered on a small thread pool (one thread per concurrent match), pings on the
-reader thread, so a bot that thinks long still answers the arena's heartbeats.
+One stream at a time: Hello, then every message of every match the bot plays. With one
+match at a time, decisions are answered on the stream's reader thread; with more, on a
+small thread pool (one thread per concurrent match) so that one slow match does not hold
+up the others. The gateway does not count silence against a bot while it owes an answer.
 
 The client reconnects with exponential backoff (with jitter) when the stream breaks, and
 gives up for good when the arena refuses the token (``UNAUTHENTICATED``), the protocol
@@ -184,7 +185,12 @@ class Client:
         if kind == "decision_request":
             request = message.decision_request
             self._full_history(request)
-            self._pool.submit(self._answer, request, outgoing)
+            if self.max_matches == 1:
+                # One match at a time: answer right here, a thread hand-off less per
+                # decision. The arena does not expect pongs while a decision is pending.
+                self._answer(request, outgoing)
+            else:
+                self._pool.submit(self._answer, request, outgoing)
         elif kind == "ping":
             outgoing.put(pb.BotMessage(pong=pb.Pong(nonce=message.ping.nonce)))
         elif kind == "match_started":
@@ -248,12 +254,13 @@ class Client:
             if 0 <= answer < len(request.legal):
                 action.choice.CopyFrom(request.legal[answer])
         outgoing.put(pb.BotMessage(action=action))
-        self._match_line(
-            request.match_id,
-            request.seat,
-            f"#{request.seq} {view.decision_name(request.kind)}: "
-            f"{view.describe(action.choice)} ({(time.perf_counter() - started) * 1000:.1f} ms)",
-        )
+        if log.isEnabledFor(logging.DEBUG) or (request.match_id, request.seat) in self._match_logs:
+            self._match_line(
+                request.match_id,
+                request.seat,
+                f"#{request.seq} {view.decision_name(request.kind)}: "
+                f"{view.describe(action.choice)} ({(time.perf_counter() - started) * 1000:.1f} ms)",
+            )
 
     def _started_match(self, started: pb.MatchStarted) -> None:
         others = ", ".join(
