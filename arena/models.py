@@ -239,7 +239,7 @@ class Match(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    duration_ms = models.FloatField(null=True, blank=True)
     winner_team = models.PositiveSmallIntegerField(null=True, blank=True)
     end_reason = models.CharField(max_length=32, choices=MatchEndReason.choices, blank=True)
     turns = models.PositiveIntegerField(null=True, blank=True)

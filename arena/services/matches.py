@@ -33,7 +33,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F, Q, Sum
+from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
 
 from arena.models import (
@@ -104,25 +104,36 @@ def _lease() -> timedelta:
     return timedelta(seconds=settings.ARENA_LEASE_SECONDS)
 
 
+_CLAIM_SQL = """
+UPDATE {table} SET status = %s, attempts = attempts + 1, worker_id = %s,
+       lease_expires_at = %s, started_at = %s
+ WHERE id = %s
+   AND ((status = %s AND (not_before IS NULL OR not_before <= %s))
+        OR (status = %s AND lease_expires_at < %s))
+RETURNING attempts
+"""
+
+
 def do_claim_match(match_id: int, worker: str) -> Claim | None:
-    """Take the match for one attempt, or None if it is not ours to play. A single
-    conditional UPDATE: PostgreSQL re-checks the WHERE clause of the second of two racing
-    claims after the first commits, so exactly one succeeds."""
+    """Take the match for one attempt, or None if it is not ours to play.
+
+    One conditional ``UPDATE ... RETURNING`` (queued and due, or running with an expired
+    lease): PostgreSQL re-checks the WHERE clause of the second of two racing claims after
+    the first commits, so exactly one succeeds; SQLite runs them one after the other."""
     now = timezone.now()
-    claimable = Q(status=MatchStatus.QUEUED) & (
-        Q(not_before__isnull=True) | Q(not_before__lte=now)
-    ) | Q(status=MatchStatus.RUNNING, lease_expires_at__lt=now)
-    with transaction.atomic():
-        updated = Match.objects.filter(claimable, pk=match_id).update(
-            status=MatchStatus.RUNNING,
-            attempts=F("attempts") + 1,
-            worker_id=worker,
-            lease_expires_at=now + _lease(),
-            started_at=now,
-        )
-        if not updated:
-            return None
-        attempt = Match.objects.values_list("attempts", flat=True).get(pk=match_id)
+    at = connection.ops.adapt_datetimefield_value
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _CLAIM_SQL.format(table=connection.ops.quote_name(Match._meta.db_table)),
+            [
+                MatchStatus.RUNNING.value, worker, at(now + _lease()), at(now), match_id,
+                MatchStatus.QUEUED.value, at(now), MatchStatus.RUNNING.value, at(now),
+            ],
+        )  # fmt: skip
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    attempt = int(row[0])
     if attempt > 1:
         logger.warning(
             "match %d: attempt %d (taken over or retried) by %s", match_id, attempt, worker
@@ -358,8 +369,8 @@ def do_finish_match(claim: Claim, outcome: MatchResult) -> PlayOutcome:
     transaction.
 
     Locks, in this order (every writer of ratings takes them in the same order, so two
-    finishing matches never deadlock): the match row, its participations, then the
-    league's live rating rows of its bots by id. Nothing is written unless the match is
+    finishing matches never deadlock): the match row (which guards its participations),
+    then the league's live rating rows of its bots by id. Nothing is written unless the match is
     still held by this attempt."""
     now = timezone.now()
     with transaction.atomic():
@@ -382,7 +393,7 @@ def do_finish_match(claim: Claim, outcome: MatchResult) -> PlayOutcome:
         for p in parts:
             _fill_seat(p, outcome)
         match.finished_at = now
-        match.duration_ms = round(outcome.duration_s * 1000)
+        match.duration_ms = round(outcome.duration_s * 1000, 3)
         match.decisions = len(outcome.record.decisions)
         match.lease_expires_at = None
         match.error = ""
@@ -396,7 +407,10 @@ def do_finish_match(claim: Claim, outcome: MatchResult) -> PlayOutcome:
             match.end_reason = final.reason.value
             match.turns = final.turns
             _apply_ratings(match, league, parts, final.winner)
-        Participation.objects.bulk_update(parts, PARTICIPATION_RESULT_FIELDS)
+        # one plain UPDATE per row: a match has 2 to 4 of them, and bulk_update's CASE
+        # expressions cost more to build than the round trips they save
+        for p in parts:
+            p.save(update_fields=PARTICIPATION_RESULT_FIELDS)
         MatchReplay.objects.create(
             match=match, record=outcome.replay_json(), report=outcome.to_json()
         )
@@ -443,17 +457,16 @@ def _apply_ratings(match: Match, league: League, parts: list[Participation], win
             rows[p.bot_id].rating = old + change
         RatedMatch.objects.create(league=league, match=match, k_factor=league.k_factor)
         match.rated = True
-    LiveRating.objects.bulk_update(
-        list(rows.values()), ["rating", "games", "wins", "losses", "forfeits", "updated_at"]
-    )
+    for row in rows.values():
+        row.save(update_fields=["rating", "games", "wins", "losses", "forfeits", "updated_at"])
     if league.rated:
         check_league_total(league)
 
 
 def check_league_total(league: League) -> None:
     """The league's ratings sum to 1500 per rating row (committed rows plus ours)."""
-    agg = LiveRating.objects.filter(league=league).aggregate(total=Sum("rating"))
-    count = LiveRating.objects.filter(league=league).count()
+    agg = LiveRating.objects.filter(league=league).aggregate(total=Sum("rating"), count=Count("id"))
+    count = agg["count"]
     expected = START_RATING * count
     total = agg["total"] if agg["total"] is not None else Decimal(0)
     if Decimal(total).quantize(Decimal("0.0001")) != expected:
