@@ -5,7 +5,9 @@
 1. raw Redis: PING round trips from a synchronous client;
 2. raw gRPC: a bidirectional stream ping-pong with an asyncio server in another process
    and a synchronous client feeding its stream from a queue (as the SDK does);
-3. the whole path: runner (this process) -> Redis relay -> gateway (another process) ->
+3. the relay alone: the runner's request through Redis to a gateway process's relay and
+   straight back (no gRPC, no bot), to show where the time goes;
+4. the whole path: runner (this process) -> Redis relay -> gateway (another process) ->
    SDK bot (two more processes, the example RandomBot) -> back, as the runner measures it
    from sending the request to reading the answer; whole games of two remote bots until
    enough decisions were asked.
@@ -93,6 +95,34 @@ def serve_gateway(prefix: str) -> None:
     )
 
 
+def serve_relay_echo(prefix: str) -> None:
+    """A gateway's relay side with no gRPC: a fake bot that answers every request."""
+    import django
+
+    django.setup()
+    from arena.relay.base import Delivery, Inbound, InboundKind
+    from arena.relay.redis import RedisGatewayRelay
+
+    async def main() -> None:
+        relay = RedisGatewayRelay(REDIS_URL, prefix)
+        await relay.start()
+        loop = asyncio.get_running_loop()
+
+        class Echo:
+            def deliver(self, d: Delivery) -> None:
+                answer = Inbound(InboundKind.ACTION, "echo", d.match_id, d.seq, b"")
+                loop.create_task(relay.send_inbound(answer))
+
+            def supersede(self, reason: str) -> None:
+                pass
+
+        await relay.attach("echo", Echo(), 1)
+        print(0, flush=True)
+        await asyncio.Event().wait()
+
+    asyncio.run(main())
+
+
 def spawn(args: list[str], env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], int]:
     proc = subprocess.Popen(
         [sys.executable, *args], cwd=ROOT, stdout=subprocess.PIPE, text=True, env=env
@@ -143,6 +173,38 @@ def raw_grpc(n: int) -> list[float]:
     finally:
         proc.terminate()
         proc.wait(5)
+
+
+def relay_only(n: int) -> list[float]:
+    import django
+
+    django.setup()
+    from arena.relay.base import Delivery, DeliveryKind, DropCounts
+    from arena.relay.redis import RedisRunnerRelay
+
+    prefix = f"bench-{uuid.uuid4().hex[:8]}"
+    proc, _ = spawn([__file__, "--role", "relay-echo", "--prefix", prefix])
+    relay = RedisRunnerRelay(REDIS_URL, prefix)
+    try:
+        relay.open_match("m")
+        payload = b"x" * 400  # about a DecisionRequest's size
+        out = []
+        for seq in range(1, n + 201):
+            t = time.perf_counter()
+            got = relay.request(
+                "echo",
+                Delivery(DeliveryKind.REQUEST, "m", seq, payload),
+                time.monotonic() + 5,
+                DropCounts(),
+            )
+            assert got is not None and got.seq == seq
+            if seq > 200:  # after a warm-up
+                out.append((time.perf_counter() - t) * 1000)
+        return out
+    finally:
+        proc.terminate()
+        proc.wait(5)
+        relay.close()
 
 
 def whole_path(n: int) -> tuple[list[float], float, int]:
@@ -198,11 +260,14 @@ def whole_path(n: int) -> tuple[list[float], float, int]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--decisions", type=int, default=5000)
-    parser.add_argument("--role", choices=["echo", "gateway"], help=argparse.SUPPRESS)
+    parser.add_argument("--role", choices=["echo", "gateway", "relay-echo"], help=argparse.SUPPRESS)
     parser.add_argument("--prefix", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.role == "echo":
         serve_echo()
+        return 0
+    if args.role == "relay-echo":
+        serve_relay_echo(args.prefix)
         return 0
     if args.role == "gateway":
         serve_gateway(args.prefix)
@@ -212,12 +277,14 @@ def main() -> int:
     print(f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores")
     redis_ms = stats(raw_redis(n))
     grpc_ms = stats(raw_grpc(n))
+    relay_ms = stats(relay_only(n))
     path, rate, games = whole_path(n)
     path_ms = stats(path)
     print(f"{'round trip (ms)':<44}{'n':>7}{'p50':>9}{'p90':>9}{'p99':>9}{'mean':>9}")
     for label, s in [
         ("raw Redis PING", redis_ms),
         ("raw gRPC bidi ping-pong", grpc_ms),
+        ("relay only: runner-Redis-gateway loop-back", relay_ms),
         ("decision: runner-relay-gateway-SDK bot-back", path_ms),
     ]:
         row = "".join(f"{s[k]:>9.3f}" for k in ("p50", "p90", "p99", "mean"))
