@@ -7,6 +7,8 @@ import time
 from pathlib import Path
 
 import pytest
+import redis
+from django.conf import settings
 
 from arena.runner import FaultAction, FaultCause, FaultPolicy, HouseSeat, MatchStatus, TimeControl
 from referee import EndReason
@@ -29,9 +31,26 @@ def assert_forfeit(outcome, cause: FaultCause, seat: int = 0) -> None:  # type: 
 
 
 def still_serving(arena: Arena) -> None:
-    """A healthy bot connected before the fault still plays a whole match."""
+    """Nothing is left stuck, and a healthy bot connected before the fault still plays a
+    whole match."""
+    nothing_stuck(arena)
     outcome = arena.play([arena.remote("healthy"), HouseSeat("random", 3)], seed=5)
     assert outcome.status == MatchStatus.FINISHED and not outcome.faults, outcome.to_json()
+    nothing_stuck(arena)
+
+
+def nothing_stuck(arena: Arena) -> None:
+    """No stream still waits on a decision or holds a match, no inbox is left in Redis."""
+
+    def busy() -> list[str]:
+        return [s.bot.name for s in arena.gateway.sessions if s.outstanding or s.matches]
+
+    wait_for(lambda: not arena.thread.call(busy), 5, "the gateway's sessions to be idle")
+    client = redis.Redis.from_url(str(settings.REDIS_URL))
+    try:
+        assert not list(client.scan_iter(f"{arena.prefix}:inbox:*"))
+    finally:
+        client.close()
 
 
 @pytest.fixture

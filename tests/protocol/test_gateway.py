@@ -35,6 +35,7 @@ def test_a_wrong_token_is_unauthenticated(arena: Arena) -> None:
     assert "refused the bot (UNAUTHENTICATED)" in finished(sdk)
     assert sdk.proc.returncode == 2
     assert arena.stats()["refused_invalid_token"] == 2
+    still_serving(arena)
 
 
 def test_rotated_and_revoked_tokens_stop_working(arena: Arena) -> None:
@@ -56,6 +57,14 @@ def test_an_old_protocol_version_names_the_supported_range(arena: Arena) -> None
         "versions 1 to 1" in out
     )
     assert "<< error unsupported_protocol_version" in out
+    still_serving(arena)
+
+
+def still_serving(arena: Arena) -> None:
+    """After a refusal the gateway still takes and serves other bots."""
+    arena.sdk_bot("after", RANDOM)
+    outcome = arena.play([arena.remote("after"), HouseSeat("random", 1)])
+    assert outcome.status == MatchStatus.FINISHED and not outcome.faults
 
 
 def test_a_silent_stream_is_closed_and_a_live_one_is_kept(
