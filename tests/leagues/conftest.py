@@ -110,6 +110,21 @@ class Cluster:
             assert proc.poll() is None, worker.output()
         return worker
 
+    def start_beat(self) -> Worker:
+        """`celery beat` with the database scheduler (django-celery-beat)."""
+        log = self.tmp / "beat.log"
+        proc = subprocess.Popen(
+            [
+                sys.executable, "-m", "celery", "-A", "workers", "beat", "--loglevel", "INFO",
+                "--scheduler", "django_celery_beat.schedulers:DatabaseScheduler",
+                "--pidfile=", "--max-interval", "1",
+            ],
+            cwd=ROOT, env=self.env, stdout=log.open("wb"), stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        beat = Worker("beat", proc, log)
+        self.workers.append(beat)
+        return beat
+
     def stop_all(self) -> None:
         for w in self.workers:
             w.stop()

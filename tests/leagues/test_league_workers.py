@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from functools import partial
 
 import pytest
 from django.utils import timezone
+from django_celery_beat.models import PeriodicTask
 
 from arena.models import Match, MatchEndReason, MatchReplay, MatchStatus, Round, RoundStatus
 from arena.services.bots import create_bot
-from arena.services.leagues import do_enter
+from arena.services.leagues import ScheduleSpec, do_enter, do_set_schedule
 from arena.services.rounds import do_schedule_due_rounds, do_schedule_round
 from leaderboard.models import BatchRating, LiveRating, RatedMatch
 from leaderboard.services import recompute_ratings
@@ -125,4 +127,18 @@ def test_a_remote_bot_that_never_connects_forfeits_as_no_show(cluster: Cluster) 
     row = LiveRating.objects.get(league=league, bot=ghost)
     assert (row.games, row.losses, row.forfeits) == (2, 2, 2)
     assert row.rating < 1500
+    assert_rated_once(league)
+
+
+def test_beat_starts_rounds_from_the_schedule_in_the_database(cluster: Cluster) -> None:
+    league = house_league("Beat league", ["random", "greedy", "random"])
+    do_set_schedule(league, ScheduleSpec.parse("every 10s"))
+    # as if it last ran an hour ago: due as soon as beat starts (a new entry waits 10 s)
+    PeriodicTask.objects.filter(pk=league.schedule_id).update(
+        last_run_at=timezone.now() - timedelta(hours=1)
+    )
+    cluster.start_worker()
+    cluster.start_beat()
+    wait_for(lambda: _round_complete(league, 1), 60, "beat to start round 1", step=0.2)
+    assert Match.objects.filter(league=league).count() == 6
     assert_rated_once(league)
