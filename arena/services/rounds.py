@@ -112,6 +112,10 @@ def do_schedule_round(
     for pairing in pairings:
         for pair_index in range(league.pairs_per_pairing):
             games.extend(mirror_games(pairing, league.seed, number, pair_index))
+    # Queue order = id order: slot by slot, so that matches next to each other in the
+    # queue share no bot. Workers then rarely wait on each other's rating-row locks, and
+    # a remote bot is not asked to play both games of a pair at once.
+    games.sort(key=lambda g: (g.pairing.slot, g.pair_index, g.mirror, g.pairing.index))
     matches = Match.objects.bulk_create(
         [
             Match(
