@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from django.conf import settings
 from django.db import models
 
 START_RATING = Decimal("1500.0000")
@@ -86,3 +87,47 @@ class BatchRating(models.Model):
             models.UniqueConstraint(fields=["league", "bot"], name="batchrating_unique_bot")
         ]
         indexes = [models.Index(fields=["league", "rank"], name="batchrating_standings")]
+
+
+# ------------------------------------------------------------------ the web site and API (issue 6)
+
+
+class BotVersion(models.Model):
+    """A version a bot reported in its Hello (``arena.services.bots.record_hello``): the
+    bot page's version history. One row per distinct (version, protocol); a bot that comes
+    back with an older version moves that row's ``last_seen`` forward."""
+
+    bot = models.ForeignKey("arena.Bot", on_delete=models.CASCADE, related_name="versions")
+    version = models.CharField(max_length=100, blank=True)
+    protocol_version = models.PositiveIntegerField()
+    first_seen = models.DateTimeField()
+    last_seen = models.DateTimeField()
+    hellos = models.PositiveIntegerField(default=1)
+
+    class Meta:
+        ordering = ["bot", "-last_seen"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["bot", "version", "protocol_version"], name="botversion_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot_id} {self.version or '(no version)'} v{self.protocol_version}"
+
+
+class ApiToken(models.Model):
+    """A user's REST API key (``Authorization: Token <key>``). Like bot tokens, the key is
+    shown once and only its sha256 is stored; one key per user, replaced on request."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_token"
+    )
+    key_hash = models.CharField(max_length=64, unique=True)
+    #: the first characters of the key, to tell keys apart
+    prefix = models.CharField(max_length=16)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"API key {self.prefix}… of {self.user_id}"

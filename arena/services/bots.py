@@ -108,12 +108,18 @@ def authenticate_token(token: str) -> Bot | None:
 
 
 def record_hello(bot_id: str, *, protocol_version: int, bot_version: str) -> None:
-    """Remember what the bot's last Hello said, and that it was seen now."""
-    Bot.objects.filter(pk=bot_id).update(
+    """Remember what the bot's last Hello said, and that it was seen now; the version
+    history on the bot's page (``leaderboard.models.BotVersion``) gets it too."""
+    from leaderboard.versions import record_version
+
+    now = timezone.now()
+    known = Bot.objects.filter(pk=bot_id).update(
         protocol_version=protocol_version,
         bot_version=bot_version[:100],
-        last_seen_at=timezone.now(),
+        last_seen_at=now,
     )
+    if known:
+        record_version(bot_id, bot_version[:100], protocol_version, now)
 
 
 def record_seen(bot_id: str) -> None:
