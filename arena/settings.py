@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "django_celery_beat",
     "arena.apps.ArenaConfig",
     "leaderboard.apps.LeaderboardConfig",
@@ -194,14 +195,76 @@ STATIC_ROOT.mkdir(exist_ok=True)
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # `Authorization: Token <key>` (DRF's scheme; the key is stored hashed, see
+    # leaderboard.models.ApiToken) and the site's session (with CSRF) for the browser.
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "leaderboard.api.auth.HashedTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "EXCEPTION_HANDLER": "leaderboard.api.errors.exception_handler",
+    "DEFAULT_THROTTLE_RATES": {
+        # API token requests (they check a password) and bot token creation / rotation
+        "auth": env_str("THROTTLE_AUTH", default="10/min"),
+        "bot_tokens": env_str("THROTTLE_BOT_TOKENS", default="30/hour"),
+    },
 }
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Agent Avenue Arena API",
-    "DESCRIPTION": "Bots, leagues, matches, ratings and replays of Agent Avenue Arena.",
+    "DESCRIPTION": (
+        "Bots, leagues, matches, ratings and replays of Agent Avenue Arena. Read endpoints "
+        "are public; a user's bots are managed with `Authorization: Token <key>` (from "
+        "`POST /api/auth/token/`) or the site's session. Errors are JSON: "
+        '`{"error": message, "code": code, "fields": {...}}`.'
+    ),
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI and Redoc from drf-spectacular-sidecar: served by us, nothing from a CDN
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "MatchStatusEnum": "arena.models.MatchStatus",
+        "LeagueStatusEnum": "arena.models.LeagueStatus",
+    },
 }
+
+# ---------------------------------------------------------------- web site
+
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "leaderboard:my-bots"
+LOGOUT_REDIRECT_URL = "leaderboard:home"
+#: log-in and sign-up attempts per client address per window (then HTTP 429)
+LOGIN_RATE_LIMIT = env_int("LOGIN_RATE_LIMIT", default=10, minimum=1)
+LOGIN_RATE_WINDOW_SECONDS = env_int("LOGIN_RATE_WINDOW_SECONDS", default=60, minimum=1)
+
+# The cache holds rate-limit counters and immutable replay frames. With Redis (distributed
+# mode) every web process shares it, so limits hold across gunicorn workers; embedded mode
+# keeps it in the process.
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            # deployments (and test runs) sharing a Redis keep apart by database name
+            "KEY_PREFIX": env_str(
+                "CACHE_PREFIX", default=f"cache:{DATABASES['default'].get('NAME', '')}"
+            ),
+            "TIMEOUT": 3600,
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "TIMEOUT": 3600,
+            "OPTIONS": {"MAX_ENTRIES": 2000},
+        }
+    }
 
 # ---------------------------------------------------------------- logging
 

@@ -1,9 +1,21 @@
 from django.urls import path
 
-from leaderboard import views
+from leaderboard import account_views, converters, views  # noqa: F401 - registers converters
 
 app_name = "leaderboard"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("leagues/<slug:slug>/", views.league, name="league"),
+    path("bots/<botname:name>/", views.bot, name="bot"),
+    path("matches/", views.matches, name="matches"),
+    path("matches/<id:pk>/", views.match, name="match"),
+    path("accounts/signup/", account_views.signup, name="signup"),
+    path("my/bots/", account_views.my_bots, name="my-bots"),
+    path("my/api-key/", account_views.api_key, name="api-key"),
+    path("my/bots/<botname:name>/", account_views.my_bot, name="my-bot"),
+    path("my/bots/<botname:name>/rotate/", account_views.rotate, name="rotate"),
+    path("my/bots/<botname:name>/revoke/", account_views.revoke, name="revoke"),
+    path("my/bots/<botname:name>/enter/", account_views.enter, name="enter"),
+    path("my/bots/<botname:name>/leave/", account_views.leave, name="leave"),
 ]

@@ -1,12 +1,184 @@
+"""The public pages. Each view reads through ``leaderboard.reads`` / ``leaderboard.replays``
+and renders; errors become error pages with a message (never a 500)."""
+
+from __future__ import annotations
+
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
+
+from arena.models import Bot, League, Match, MatchStatus
+from leaderboard import replays
+from leaderboard.reads import bots as bot_reads
+from leaderboard.reads import leagues as league_reads
+from leaderboard.reads import matches as match_reads
+
+
+def error_page(request: HttpRequest, status: int, title: str, message: str) -> HttpResponse:
+    return render(
+        request, "leaderboard/error.html", {"title": title, "message": message}, status=status
+    )
+
+
+def not_found(request: HttpRequest, message: str) -> HttpResponse:
+    return error_page(request, 404, "Not found", message)
+
+
+def _live_matches(limit: int = 10) -> list[Match]:
+    return list(
+        Match.objects.filter(status=MatchStatus.RUNNING)
+        .select_related("league", "round")
+        .prefetch_related(match_reads.seats_prefetch())
+        .order_by("-started_at")[:limit]
+    )
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    """The site's front page. Standings, bot and match pages join it in later issues."""
     return render(
         request,
         "leaderboard/home.html",
-        {"embedded": settings.ARENA_EMBEDDED, "gateway_address": settings.GATEWAY_ADDRESS},
+        {
+            "summaries": league_reads.league_summaries(),
+            "live": _live_matches(),
+            "embedded": settings.ARENA_EMBEDDED,
+            "gateway_address": settings.GATEWAY_ADDRESS,
+        },
+    )
+
+
+COLUMNS = [
+    ("rank", "#"), ("bot", "Bot"), ("owner", "Owner"), ("rating", "Live Elo"),
+    ("batch", "Batch Elo (95%)"), ("rank_range", "Rank (95%)"), ("games", "Games"),
+    ("wins", "W"), ("losses", "L"), ("forfeits", "Forfeits"),
+]  # fmt: skip
+
+
+def _sort_columns(key: str, descending: bool, current: str | None) -> list[dict[str, str]]:
+    """Header links: a column sorts by itself; clicking the sorted column reverses it."""
+    out = []
+    for col, label in COLUMNS:
+        sort_col = "batch" if col == "rank_range" else col
+        href, state = f"?sort={sort_col}", ""
+        if sort_col == key and col != "rank_range":
+            state = "descending" if descending else "ascending"
+            href = f"?sort=-{sort_col}" if current in (None, sort_col) else f"?sort={sort_col}"
+        out.append({"key": col, "label": label, "href": href, "state": state})
+    return out
+
+
+def league(request: HttpRequest, slug: str) -> HttpResponse:
+    obj = League.objects.filter(slug=slug).first()
+    if obj is None:
+        return not_found(request, f"There is no league {slug!r}.")
+    sort = request.GET.get("sort") or None
+    try:
+        standings = league_reads.league_standings(obj, sort)
+    except league_reads.BadSort as exc:
+        return error_page(request, 400, "Bad request", str(exc))
+    rounds = league_reads.recent_rounds(obj)
+    round_param = request.GET.get("round")
+    shown = rounds[0].round if rounds else None
+    if round_param:
+        if not round_param.isdigit() or len(round_param) > 9:
+            return error_page(request, 400, "Bad request", "round must be a round number")
+        shown = obj.rounds.filter(number=int(round_param)).first()
+        if shown is None:
+            return not_found(request, f"League {obj.name} has no round {round_param}.")
+    round_matches = []
+    if shown is not None:
+        round_matches = list(
+            shown.matches.select_related("league", "round")
+            .prefetch_related(match_reads.seats_prefetch())
+            .order_by("id")
+        )
+    key, descending = league_reads.parse_sort(sort)
+    next_round, schedule_note = league_reads.next_round_at(obj)
+    return render(
+        request,
+        "leaderboard/league.html",
+        {
+            "league": obj,
+            "standings": standings,
+            "crosstable": league_reads.league_crosstable(obj, standings),
+            "rounds": rounds,
+            "shown_round": shown,
+            "round_matches": round_matches,
+            "sort_key": key,
+            "sort_desc": descending,
+            "columns": _sort_columns(key, descending, sort),
+            "provisional_games": league_reads.PROVISIONAL_GAMES,
+            "next_round": next_round,
+            "schedule_note": schedule_note,
+        },
+    )
+
+
+def bot(request: HttpRequest, name: str) -> HttpResponse:
+    obj = Bot.objects.select_related("owner").filter(name=name).first()
+    if obj is None:
+        return not_found(request, f"There is no bot named {name!r}.")
+    league_slug = request.GET.get("league") or None
+    profile = bot_reads.bot_profile(obj, league_slug)
+    if league_slug and profile.selected is None:
+        return not_found(request, f"{obj.name} has not played in a league {league_slug!r}.")
+    recent = [
+        {"p": p, "opponents": bot_reads.opponents_of(p)} for p in profile.recent
+    ]
+    return render(
+        request,
+        "leaderboard/bot.html",
+        {"profile": profile, "bot": obj, "recent": recent,
+         "is_owner": request.user.is_authenticated and obj.owner_id == request.user.pk},
+    )  # fmt: skip
+
+
+def matches(request: HttpRequest) -> HttpResponse:
+    try:
+        f = match_reads.parse_filter(request.GET)
+        page = match_reads.match_page(f)
+    except match_reads.BadFilter as exc:
+        return error_page(request, 400, "Bad request", str(exc))
+    next_url = None
+    if page.next_before is not None:
+        from urllib.parse import urlencode
+
+        next_url = reverse("leaderboard:matches") + "?" + urlencode(
+            {**f.query(), "before": page.next_before}
+        )
+    return render(
+        request,
+        "leaderboard/matches.html",
+        {
+            "page": page,
+            "filter": f,
+            "next_url": next_url,
+            "statuses": MatchStatus.values,
+            "leagues": League.objects.order_by("name").values_list("slug", "name"),
+        },
+    )
+
+
+def match(request: HttpRequest, pk: int) -> HttpResponse:
+    obj = match_reads.match_detail(pk)
+    if obj is None:
+        return not_found(request, f"There is no match {pk}.")
+    state = replays.replay_state(obj)
+    partner = replays.pair_partner_playing(obj) if state == "withheld" else None
+    seats = list(obj.participations.all())
+    teams = [[p for p in seats if p.team == t] for t in (0, 1)]
+    return render(
+        request,
+        "leaderboard/match.html",
+        {
+            "match": obj,
+            "seats": seats,
+            "teams": teams,
+            "replay_state": state,
+            "partner": partner,
+            "frames_url": reverse("api:match-frames", args=[obj.pk]),
+            "replay_url": reverse("api:match-replay", args=[obj.pk]),
+            "live": state == "live",
+            "live_note": replays.LIVE_NOTE,
+        },
     )

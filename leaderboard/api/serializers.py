@@ -1,0 +1,198 @@
+"""Input validation and the documented shapes of the API's answers.
+
+Answers are built as plain dicts by ``leaderboard.reads`` (a page of 50 matches costs a
+fraction of a millisecond that way); the serializers below describe them for the OpenAPI
+schema, and ``tests/web/test_api.py`` checks answers against that schema.
+"""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from arena.models import LeagueMode, LeagueStatus, MatchStatus
+
+
+class ErrorSerializer(serializers.Serializer):
+    error = serializers.CharField(help_text="what went wrong, for a person")
+    code = serializers.CharField(help_text="a stable machine-readable code")
+    fields = serializers.DictField(required=False, help_text="per-field messages")
+
+
+class LeagueSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    name = serializers.CharField()
+    description = serializers.CharField()
+    mode = serializers.ChoiceField(choices=LeagueMode.choices)
+    seats = serializers.IntegerField()
+    ruleset = serializers.CharField()
+    status = serializers.ChoiceField(choices=LeagueStatus.choices)
+    open_for_entries = serializers.BooleanField()
+    rated = serializers.BooleanField()
+    entries = serializers.IntegerField()
+    matches_played = serializers.IntegerField()
+    live_matches = serializers.IntegerField()
+    next_round_at = serializers.DateTimeField(allow_null=True)
+    schedule_note = serializers.CharField(help_text="'by hand', 'paused', ... or empty")
+
+
+class BatchSerializer(serializers.Serializer):
+    elo = serializers.FloatField()
+    low = serializers.FloatField(help_text="95% interval, lower end")
+    high = serializers.FloatField(help_text="95% interval, upper end")
+    rank = serializers.IntegerField()
+    rank_low = serializers.IntegerField()
+    rank_high = serializers.IntegerField()
+    games = serializers.IntegerField()
+    computed_at = serializers.DateTimeField()
+
+
+class StandingSerializer(serializers.Serializer):
+    rank = serializers.IntegerField(help_text="by live Elo")
+    bot = serializers.CharField()
+    owner = serializers.CharField(allow_null=True)
+    kind = serializers.CharField()
+    rating = serializers.FloatField(help_text="live Elo")
+    games = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    losses = serializers.IntegerField()
+    forfeits = serializers.IntegerField()
+    provisional = serializers.BooleanField()
+    entered = serializers.BooleanField()
+    batch = BatchSerializer(allow_null=True)
+
+
+class StandingsSerializer(serializers.Serializer):
+    league = serializers.CharField()
+    provisional_games = serializers.IntegerField()
+    batch_computed_at = serializers.DateTimeField(allow_null=True)
+    standings = StandingSerializer(many=True)
+
+
+class SeatSummarySerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    team = serializers.IntegerField()
+    bot = serializers.CharField()
+    won = serializers.BooleanField(allow_null=True)
+    rating_change = serializers.FloatField(allow_null=True)
+    fault = serializers.CharField(allow_null=True)
+
+
+class MatchSummarySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    league = serializers.CharField()
+    round = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=MatchStatus.choices)
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    winner_team = serializers.IntegerField(allow_null=True)
+    end_reason = serializers.CharField(allow_null=True)
+    turns = serializers.IntegerField(allow_null=True)
+    rated = serializers.BooleanField()
+    seats = SeatSummarySerializer(many=True)
+
+
+class MatchPageSerializer(serializers.Serializer):
+    results = MatchSummarySerializer(many=True)
+    next = serializers.CharField(allow_null=True, help_text="URL of the next (older) page")
+
+
+class SeatSerializer(SeatSummarySerializer):
+    rating_before = serializers.FloatField(allow_null=True)
+    rating_after = serializers.FloatField(allow_null=True)
+    decisions = serializers.IntegerField()
+    auto_decisions = serializers.IntegerField()
+    latency_mean_ms = serializers.FloatField(allow_null=True)
+    latency_p50_ms = serializers.FloatField(allow_null=True)
+    latency_p90_ms = serializers.FloatField(allow_null=True)
+    latency_max_ms = serializers.FloatField(allow_null=True)
+    bank_left_ms = serializers.IntegerField(allow_null=True)
+    fault_detail = serializers.CharField(allow_null=True)
+
+
+class MatchSerializer(MatchSummarySerializer):
+    mirror = serializers.IntegerField()
+    pair_index = serializers.IntegerField()
+    first_team = serializers.IntegerField()
+    duration_ms = serializers.FloatField(allow_null=True)
+    decisions = serializers.IntegerField(allow_null=True)
+    replay = serializers.ChoiceField(
+        choices=["available", "live", "withheld", "none"],
+        help_text="available: replay and every perspective; live: spectator only; withheld: "
+        "until the other game of the mirrored pair (same deck) is over; none: void",
+    )
+    seats = SeatSerializer(many=True)  # type: ignore[assignment]
+
+
+class BotSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    kind = serializers.CharField()
+    owner = serializers.CharField(allow_null=True)
+    active = serializers.BooleanField()
+    created_at = serializers.DateTimeField()
+    bot_version = serializers.CharField()
+    protocol_version = serializers.IntegerField(allow_null=True)
+    last_seen_at = serializers.DateTimeField(allow_null=True)
+    connected = serializers.BooleanField(allow_null=True)
+    leagues = serializers.ListField(child=serializers.DictField())
+    token_prefix = serializers.CharField(
+        required=False, help_text="only for the bot's owner: the token's first characters"
+    )
+
+
+class BotPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.CharField(allow_null=True)
+    previous = serializers.CharField(allow_null=True)
+    results = BotSerializer(many=True)
+
+
+class BotCreateSerializer(serializers.Serializer):
+    name = serializers.RegexField(r"^[A-Za-z0-9._-]{1,64}$", max_length=64)
+
+
+class TokenSerializer(serializers.Serializer):
+    bot = serializers.CharField()
+    token = serializers.CharField(help_text="shown this once; only its hash is stored")
+    token_prefix = serializers.CharField()
+
+
+class EntrySerializer(serializers.Serializer):
+    league = serializers.SlugField(max_length=80)
+
+
+class EntryResultSerializer(serializers.Serializer):
+    bot = serializers.CharField()
+    league = serializers.CharField()
+    entered = serializers.BooleanField()
+
+
+class CredentialsSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=512, style={"input_type": "password"})
+
+
+class ApiKeySerializer(serializers.Serializer):
+    key = serializers.CharField(help_text="send as `Authorization: Token <key>`; shown once")
+    prefix = serializers.CharField()
+
+
+class MeSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    api_key_prefix = serializers.CharField(allow_null=True)
+    bots = BotSerializer(many=True)
+
+
+class ViewerSerializer(serializers.Serializer):
+    match = serializers.IntegerField()
+    live = serializers.BooleanField()
+    status = serializers.CharField()
+    note = serializers.CharField()
+    perspective = serializers.CharField()
+    perspectives = serializers.ListField(child=serializers.CharField())
+    mode = serializers.CharField()
+    ruleset = serializers.CharField()
+    teams = serializers.ListField(child=serializers.ListField(child=serializers.IntegerField()))
+    seat_names = serializers.ListField(child=serializers.CharField())
+    agents = serializers.DictField(child=serializers.CharField())
+    frames = serializers.ListField(child=serializers.DictField())

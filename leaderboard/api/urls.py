@@ -1,0 +1,23 @@
+from django.urls import path
+
+from leaderboard import converters  # noqa: F401 - registers the id and botname converters
+from leaderboard.api import views
+
+app_name = "api"
+
+urlpatterns = [
+    path("leagues/", views.LeagueList.as_view(), name="leagues"),
+    path("leagues/<slug:slug>/", views.LeagueDetail.as_view(), name="league"),
+    path("leagues/<slug:slug>/standings/", views.LeagueStandings.as_view(), name="standings"),
+    path("bots/", views.BotList.as_view(), name="bots"),
+    path("bots/<botname:name>/", views.BotDetail.as_view(), name="bot"),
+    path("bots/<botname:name>/token/", views.BotToken.as_view(), name="bot-token"),
+    path("bots/<botname:name>/entries/", views.BotEntries.as_view(), name="bot-entries"),
+    path("bots/<botname:name>/entries/<slug:slug>/", views.BotEntry.as_view(), name="bot-entry"),
+    path("matches/", views.MatchList.as_view(), name="matches"),
+    path("matches/<id:pk>/", views.MatchDetail.as_view(), name="match"),
+    path("matches/<id:pk>/replay/", views.MatchReplay.as_view(), name="match-replay"),
+    path("matches/<id:pk>/frames/", views.MatchFrames.as_view(), name="match-frames"),
+    path("auth/token/", views.AuthToken.as_view(), name="auth-token"),
+    path("me/", views.Me.as_view(), name="me"),
+]

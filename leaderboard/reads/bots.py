@@ -1,0 +1,237 @@
+"""Bot pages: ratings per league, rating history, results by opponent, faults, latency,
+recent matches, reported versions, and whether the bot is connected now."""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.core.cache import cache
+from django.db.models import Avg, Count, Max, Prefetch, Sum
+
+from arena.models import Bot, BotKind, Entry, League, Match, Participation
+from arena.relay import RelayError, runner_relay
+from leaderboard.charts import rating_history_svg
+from leaderboard.models import BatchRating, BotVersion, LiveRating
+
+logger = logging.getLogger(__name__)
+
+RECENT_MATCHES = 20
+#: the chart draws at most this many points (the latest games)
+HISTORY_POINTS = 1000
+
+
+def connected_now(bot_ids: list[int]) -> dict[int, bool | None]:
+    """Whether each bot holds a stream to a gateway now, as the relay knows it (None: the
+    relay cannot be asked). In embedded mode only gateways of this process are known."""
+    if not bot_ids:
+        return {}
+    try:
+        relay = runner_relay()
+    except Exception:  # noqa: BLE001 - a page must render without the relay
+        logger.warning("relay unavailable for presence", exc_info=True)
+        return dict.fromkeys(bot_ids)
+    out: dict[int, bool | None] = {}
+    try:
+        for bot_id in bot_ids:
+            out[bot_id] = relay.is_connected(str(bot_id))
+    except RelayError:
+        logger.warning("relay unavailable for presence", exc_info=True)
+        return dict.fromkeys(bot_ids)
+    finally:
+        relay.close()
+    return out
+
+
+@dataclass(frozen=True)
+class LeagueRating:
+    league: League
+    live: LiveRating
+    batch: BatchRating | None
+
+
+@dataclass
+class OpponentRecord:
+    bot: str
+    games: int = 0
+    wins: int = 0
+
+    @property
+    def losses(self) -> int:
+        return self.games - self.wins
+
+
+@dataclass
+class LeagueStats:
+    """The per-league part of a bot page (cached until the bot's next rated game)."""
+
+    chart_svg: str
+    points: int
+    opponents: list[OpponentRecord]
+    faults: dict[str, int]
+    latency: dict[str, float | None]
+    decisions: int
+    auto_decisions: int
+
+
+@dataclass
+class BotProfile:
+    bot: Bot
+    ratings: list[LeagueRating]
+    selected: LeagueRating | None
+    stats: LeagueStats | None
+    recent: list[Participation]
+    versions: list[BotVersion]
+    connected: bool | None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _league_stats(bot: Bot, league: League) -> LeagueStats:
+    mine = Participation.objects.filter(league=league, bot=bot)
+    history = list(
+        mine.filter(rating_after__isnull=False)
+        .order_by("-match_id")
+        .values_list("match__finished_at", "rating_after")[:HISTORY_POINTS]
+    )
+    history.reverse()
+    points: list[tuple[datetime, float]] = [
+        (t, float(r)) for t, r in history if t is not None and r is not None
+    ]
+    chart = rating_history_svg(points, title=f"{bot.name}: Elo in {league.name}")
+    # opponents: the other team's seats of every finished match of the bot in the league
+    played = {
+        m: (team, won)
+        for m, team, won in mine.filter(won__isnull=False).values_list("match_id", "team", "won")
+    }
+    by_opponent: dict[int, OpponentRecord] = {}
+    others = (
+        Participation.objects.filter(league=league, match_id__in=mine.filter(won__isnull=False)
+                                     .values("match_id"))
+        .exclude(bot=bot)
+        .values_list("match_id", "team", "bot_id", "bot__name")
+    )  # fmt: skip
+    for match_id, team, other_id, other_name in others:
+        my_team, won = played.get(match_id, (team, None))
+        if team == my_team or won is None:
+            continue
+        rec = by_opponent.setdefault(other_id, OpponentRecord(other_name))
+        rec.games += 1
+        rec.wins += int(won)
+    faults = dict(
+        mine.exclude(fault_cause="")
+        .values("fault_cause")
+        .annotate(n=Count("id"))
+        .values_list("fault_cause", "n")
+    )
+    agg = mine.filter(won__isnull=False).aggregate(
+        mean=Avg("latency_mean_ms"),
+        p50=Avg("latency_p50_ms"),
+        p90=Avg("latency_p90_ms"),
+        max=Max("latency_max_ms"),
+        decisions=Sum("decisions"),
+        auto=Sum("auto_decisions"),
+    )
+    return LeagueStats(
+        chart_svg=chart,
+        points=len(points),
+        opponents=sorted(by_opponent.values(), key=lambda r: (-r.games, r.bot)),
+        faults=dict(sorted(faults.items(), key=lambda kv: -kv[1])),
+        latency={k: agg[k] for k in ("mean", "p50", "p90", "max")},
+        decisions=agg["decisions"] or 0,
+        auto_decisions=agg["auto"] or 0,
+    )
+
+
+def recent_participations(bot: Bot, limit: int = RECENT_MATCHES) -> list[Participation]:
+    """The bot's latest matches with every seat of each (3 queries in all)."""
+    seats = Participation.objects.select_related("bot").only(
+        "match_id", "seat", "team", "won", "bot__name", "fault_cause"
+    )
+    return list(
+        Participation.objects.filter(bot=bot)
+        .select_related("match__league", "match__round")
+        .prefetch_related(Prefetch("match__participations", queryset=seats.order_by("seat")))
+        .order_by("-match_id")[:limit]
+    )
+
+
+def bot_profile(bot: Bot, league_slug: str | None = None) -> BotProfile:
+    """Everything on a bot page. ``league_slug`` picks the league the chart and tables are
+    about (default: where the bot played most)."""
+    lives = list(LiveRating.objects.filter(bot=bot).select_related("league"))
+    batches = {b.league_id: b for b in BatchRating.objects.filter(bot=bot)}
+    ratings = sorted(
+        (LeagueRating(r.league, r, batches.get(r.league_id)) for r in lives),
+        key=lambda lr: (-lr.live.games, lr.league.name),
+    )
+    selected = None
+    if league_slug:
+        selected = next((lr for lr in ratings if lr.league.slug == league_slug), None)
+    elif ratings:
+        selected = ratings[0]
+    stats = None
+    if selected is not None:
+        version = f"{selected.live.games}:{selected.live.updated_at.timestamp()}"
+        key = f"botstats:v1:{bot.pk}:{selected.league.pk}:{version}"
+        stats = cache.get(key)
+        if stats is None:
+            stats = _league_stats(bot, selected.league)
+            cache.set(key, stats, timeout=3600)
+    versions = list(BotVersion.objects.filter(bot=bot).order_by("-last_seen")[:20])
+    connected = None if bot.kind == BotKind.HOUSE else connected_now([bot.pk])[bot.pk]
+    return BotProfile(
+        bot=bot,
+        ratings=ratings,
+        selected=selected,
+        stats=stats,
+        recent=recent_participations(bot),
+        versions=versions,
+        connected=connected,
+    )
+
+
+def opponents_of(p: Participation) -> list[Participation]:
+    """The other seats of ``p``'s match (prefetched by ``recent_participations``)."""
+    return [o for o in p.match.participations.all() if o.seat != p.seat]
+
+
+def group_by_team(parts: list[Participation]) -> dict[int, list[str]]:
+    teams: dict[int, list[str]] = defaultdict(list)
+    for p in parts:
+        teams[p.team].append(p.bot.name)
+    return dict(teams)
+
+
+def bot_summaries(bots: list[Bot]) -> list[dict[str, Any]]:
+    """For a user's bot list: games and leagues per bot (2 queries) and presence."""
+    ids = [b.pk for b in bots]
+    games = dict(
+        LiveRating.objects.filter(bot_id__in=ids)
+        .values("bot_id")
+        .annotate(n=Sum("games"))
+        .values_list("bot_id", "n")
+    )
+    leagues: dict[int, list[str]] = defaultdict(list)
+    for bot_id, name in (
+        Entry.objects.filter(bot_id__in=ids, active=True)
+        .order_by("league__name")
+        .values_list("bot_id", "league__name")
+    ):
+        leagues[bot_id].append(name)
+    presence = connected_now([b.pk for b in bots if b.kind == BotKind.REMOTE])
+    return [
+        {
+            "bot": b,
+            "games": games.get(b.pk, 0),
+            "leagues": leagues.get(b.pk, []),
+            "connected": presence.get(b.pk),
+        }
+        for b in bots
+    ]
+
+
+def match_seats(match: Match) -> list[Participation]:
+    return list(match.participations.select_related("bot").order_by("seat"))

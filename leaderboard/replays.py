@@ -1,0 +1,182 @@
+"""Who may see which replay, and the viewer's frames for it.
+
+The rules (the hidden-information promise of the arena, applied to the web):
+
+* A match still being played (queued or running) shows **only the spectator view**, and
+  only what is there: moves are recorded when the match ends, so until then the viewer
+  gets the deal as a spectator sees it (hand sizes, no cards) and a note saying so. Every
+  other perspective, the replay JSON and the deck seed are refused.
+* The two games of a mirrored pair share a deck. A finished game's replay (any
+  perspective, even the spectator's, since revealed cards give away the deck order) is
+  **withheld until the other game of its pair is over** too: a bot must not look up the
+  deck of the game it is still playing.
+* A match that ended without a replay (void) has none to show.
+
+Domain errors only (``ReplayUnavailable`` and subclasses carry the status a view should
+answer with); frames are cached, since a released replay never changes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.cache import cache
+from django.db.models import TextField
+from django.db.models.functions import Cast
+
+from arena.models import Match, MatchReplay, MatchStatus
+from arena.services.matches import game_config
+from leaderboard.frames import SPECTATOR, Perspective, PerspectiveError, parse_perspective
+from leaderboard.frames import viewer_payload as build_payload
+from referee import new_game
+from referee.replay import ReplayError, from_json, record_game
+
+OVER = (MatchStatus.FINISHED, MatchStatus.VOID)
+LIVE = (MatchStatus.QUEUED, MatchStatus.RUNNING)
+LIVE_NOTE = (
+    "This match is being played. The arena records the moves when the match ends, so "
+    "until then only the deal is shown, as a spectator sees it; the page refreshes on its "
+    "own and shows the whole game once it is over."
+)
+
+
+class ReplayUnavailable(Exception):
+    """The request cannot be served; ``status`` is the HTTP status a view answers with."""
+
+    status = 404
+    code = "no_replay"
+
+
+class LiveMatch(ReplayUnavailable):
+    status = 403
+    code = "live_match"
+
+
+class ReplayWithheld(ReplayUnavailable):
+    status = 403
+    code = "replay_withheld"
+
+
+class BadPerspective(ReplayUnavailable):
+    status = 400
+    code = "bad_perspective"
+
+
+class CorruptReplay(ReplayUnavailable):
+    status = 409
+    code = "corrupt_replay"
+
+
+def pair_partner_playing(match: Match) -> Match | None:
+    """The other game of the match's mirrored pair if it is not over yet (same deck)."""
+    return (
+        Match.objects.filter(
+            round_id=match.round_id, pairing_key=match.pairing_key, pair_index=match.pair_index
+        )
+        .exclude(pk=match.pk)
+        .exclude(status__in=OVER)
+        .only("id", "status")
+        .first()
+    )
+
+
+def replay_state(match: Match) -> str:
+    """``live``, ``withheld``, ``none`` (void or missing) or ``available``."""
+    if match.status in LIVE:
+        return "live"
+    if match.status != MatchStatus.FINISHED:
+        return "none"
+    if pair_partner_playing(match) is not None:
+        return "withheld"
+    return "available"
+
+
+def check_replay_released(match: Match) -> None:
+    """Raise unless the full replay of ``match`` may be shown to anyone."""
+    if match.status in LIVE:
+        raise LiveMatch(
+            f"match {match.pk} is still being played: only the spectator view is available "
+            "until it ends"
+        )
+    if match.status != MatchStatus.FINISHED:
+        raise ReplayUnavailable(f"match {match.pk} is {match.status}: it has no replay")
+    partner = pair_partner_playing(match)
+    if partner is not None:
+        raise ReplayWithheld(
+            f"the replay of match {match.pk} is withheld until match {partner.pk}, the other "
+            "game of its mirrored pair (same deck), is over"
+        )
+
+
+def replay_text(match: Match) -> str:
+    """The stored replay as JSON text, as the database holds it (not decoded here)."""
+    check_replay_released(match)
+    text = (
+        MatchReplay.objects.filter(match_id=match.pk)
+        .annotate(text=Cast("record", TextField()))
+        .values_list("text", flat=True)
+        .first()
+    )
+    if text is None:
+        raise ReplayUnavailable(f"match {match.pk} has no stored replay")
+    return str(text)
+
+
+def _seat_names(match: Match) -> list[str]:
+    return [p.bot.name for p in match.participations.select_related("bot").order_by("seat")]
+
+
+def _perspective(name: str, record: Any) -> Perspective:
+    try:
+        return parse_perspective(name, record)
+    except PerspectiveError as exc:
+        raise BadPerspective(str(exc)) from None
+
+
+def live_payload(match: Match) -> dict[str, Any]:
+    """The spectator's view of a match being played: the deal, nothing private."""
+    parts = list(match.participations.select_related("bot").order_by("seat"))
+    config = game_config(match.league, match, parts)
+    deal = record_game(new_game(config, match.deck_seed), [])
+    spectator = Perspective(SPECTATOR)
+    payload = build_payload(deal, spectator, [p.bot.name for p in parts])
+    payload["perspectives"] = [SPECTATOR]
+    payload.update(match=match.pk, live=True, status=match.status, note=LIVE_NOTE)
+    return payload
+
+
+def viewer_json(match: Match, perspective: str) -> dict[str, Any]:
+    """What the viewer gets for ``match`` seen from ``perspective`` (see the module doc)."""
+    if len(perspective) > 32:
+        raise BadPerspective("unknown perspective")
+    if match.status in LIVE:
+        if perspective != SPECTATOR:
+            raise LiveMatch(
+                f"match {match.pk} is still being played: only the spectator view is "
+                "available until it ends"
+            )
+        return live_payload(match)
+    check_replay_released(match)
+    assert match.finished_at is not None
+    key = f"viewer:v1:{match.pk}:{match.finished_at.timestamp()}:{perspective}"
+    cached = cache.get(key)
+    if cached is not None:
+        return dict(cached)
+    stored = MatchReplay.objects.filter(match_id=match.pk).values_list("record", flat=True)
+    data = stored.first()
+    if data is None:
+        raise ReplayUnavailable(f"match {match.pk} has no stored replay")
+    try:
+        record = from_json(data)
+    except ReplayError as exc:
+        raise CorruptReplay(f"the replay of match {match.pk} cannot be read: {exc}") from None
+    view = _perspective(perspective, record)
+    try:
+        payload = build_payload(record, view, _seat_names(match))
+    except ReplayError as exc:
+        raise CorruptReplay(
+            f"the replay of match {match.pk} does not re-simulate: {exc}"
+        ) from None
+    payload.update(match=match.pk, live=False, status=match.status, note="")
+    cache.set(key, payload, timeout=24 * 3600)
+    return payload
