@@ -77,6 +77,8 @@ test: export REDIS_URL ?= $(TEST_REDIS_URL)
 test: install
 	$(call section,services: PostgreSQL and Redis)
 	$(PY) scripts/check_services.py --create-database
+	$(call section,browser: Debian chromium for the Playwright tests)
+	bash scripts/ensure_chromium.sh
 	$(call section,ruff)
 	$(VENV)/bin/ruff check .
 	$(call section,mypy)
