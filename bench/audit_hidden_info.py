@@ -9,6 +9,7 @@ zero is a bug.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 import time
@@ -21,6 +22,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 import django  # noqa: E402
 
 django.setup()
+logging.getLogger("arena.runner").setLevel(logging.WARNING)  # one line per match otherwise
 
 from tests.reliability.audit import AuditReport, run_audit  # noqa: E402
 
