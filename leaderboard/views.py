@@ -179,6 +179,5 @@ def match(request: HttpRequest, pk: int) -> HttpResponse:
             "frames_url": reverse("api:match-frames", args=[obj.pk]),
             "replay_url": reverse("api:match-replay", args=[obj.pk]),
             "live": state == "live",
-            "live_note": replays.LIVE_NOTE,
         },
     )

@@ -99,7 +99,9 @@
       }
       this.data = data;
       this.frames = data.frames;
-      this.status.textContent = "";
+      // a live match: the server says what it can show (spectator only, moves at the end)
+      this.status.textContent = data.note || "";
+      this.status.classList.toggle("note", Boolean(data.note));
       this.perspectiveSelect.replaceChildren(...data.perspectives.map((p) =>
         el("option", { value: p }, this.perspectiveLabel(p))));
       this.perspectiveSelect.value = data.perspective;
@@ -113,8 +115,8 @@
       this.wantStep = this.wantTurn = null;
       if (this.live) start = this.frames.length - 1;
       this.go(start);
-      if (this.live && !this.frames[this.frames.length - 1].outcome) {
-        setTimeout(() => this.load(), 2000);
+      if (this.live && data.live !== false && !this.frames[this.frames.length - 1].outcome) {
+        setTimeout(() => this.load(), 5000);
       }
     }
 
