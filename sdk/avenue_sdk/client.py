@@ -78,7 +78,8 @@ class Client:
         self._stop = threading.Event()
         self._call: grpc.Future | None = None
         self._pool = ThreadPoolExecutor(self.max_matches, thread_name_prefix="avenue-bot")
-        self._histories: dict[tuple[str, int], bytes] = {}
+        #: (match_id, seat) -> (events known, their serialized form)
+        self._histories: dict[tuple[str, int], tuple[int, bytes]] = {}
         self._match_logs: dict[tuple[str, int], IO[str]] = {}
         self.welcome: pb.Welcome | None = None
 
@@ -217,16 +218,17 @@ class Client:
         than copying messages one by one."""
         obs = request.observation
         key = (request.match_id, request.seat)
-        known = self._histories.get(key, b"") if obs.history_start else b""
-        if obs.history_start and len(self._histories.get(key, b"")) == 0:
+        count, known = self._histories.get(key, (0, b"")) if obs.history_start else (0, b"")
+        if obs.history_start != count:
             log.warning(
-                "match %s: history from event %d on, earlier ones unknown",
+                "match %s: the request's history starts at event %d but %d are known; "
+                "the bot sees a history with a gap",
                 request.match_id,
                 obs.history_start,
+                count,
             )
-        new = pb.Observation(history=obs.history).SerializeToString()
-        known += new
-        self._histories[key] = known
+        known += pb.Observation(history=obs.history).SerializeToString()
+        self._histories[key] = (count + len(obs.history), known)
         del obs.history[:]
         obs.MergeFromString(known)
         obs.history_start = 0
