@@ -336,3 +336,25 @@ def test_league_command_runs_rounds_and_prints_standings(capsys) -> None:
         call_command("league", "create", "Nope", "--ruleset", "tournament")
     with pytest.raises(CommandError, match="neither a registered bot nor a house bot"):
         call_command("league", "enter", "cli-league", "nobody")
+
+
+@pytest.mark.django_db
+def test_the_admin_creates_a_league_with_its_schedule_or_nothing(admin_client) -> None:
+    data = {
+        "name": "Admin made", "slug": "admin-made", "mode": "advanced", "seats": 4,
+        "ruleset": "standard", "pairs_per_pairing": 1, "decision_ms": 5000, "bank_ms": 60000,
+        "fault_policy": "{}", "connect_grace_ms": 2000, "no_show_retries": 3,
+        "no_show_window_s": 300, "k_factor": 24, "rated": "on", "open_for_entries": "on",
+        "status": "active", "seed": 0, "schedule_text": "0 0 31 2 *",
+        "entries-TOTAL_FORMS": 0, "entries-INITIAL_FORMS": 0,
+    }  # fmt: skip
+    refused = admin_client.post("/admin/arena/league/add/", data)
+    assert refused.status_code == 200 and b"never occurs" in refused.content
+    assert not League.objects.exists() and not PeriodicTask.objects.exists()
+    made = admin_client.post("/admin/arena/league/add/", {**data, "schedule_text": "every 2h"})
+    assert made.status_code == 302, made.content[:2000]
+    league = League.objects.get(slug="admin-made")
+    assert league.seed != 0 and league.ruleset_version == 1
+    assert svc.schedule_of(league) == svc.ScheduleSpec(every_s=7200)
+    page = admin_client.get(f"/admin/arena/league/{league.pk}/change/")
+    assert b'value="every 2h"' in page.content
