@@ -17,12 +17,9 @@ from arena.relay.redis import RedisRunnerRelay
 from arena.runner import HouseSeat, run_match
 from arena.services import leagues as svc
 from arena.services.bots import create_bot
-from arena.services.matches import (
-    PlayOutcome,
-    do_claim_match,
-    do_finish_match,
-    play_match,
-)
+from arena.services.claims import PlayOutcome, do_claim_match
+from arena.services.matches import play_match
+from arena.services.results import do_finish_match
 from arena.services.rounds import do_schedule_due_rounds, do_schedule_round
 from leaderboard.models import LiveRating, RatedMatch
 from leaderboard.services import fit_batch_ratings, recompute_ratings

@@ -27,7 +27,8 @@ from django.utils import timezone
 
 from arena.models import Bot, Entry, League, LeagueStatus, Match, MatchStatus, Round
 from arena.services import leagues as svc
-from arena.services.matches import PlayOutcome, play_match
+from arena.services.claims import PlayOutcome
+from arena.services.matches import play_match
 from arena.services.rounds import do_schedule_due_rounds, do_schedule_round
 from leaderboard.services import fit_batch_ratings, recompute_ratings, standings
 from referee.bots import HOUSE_BOTS

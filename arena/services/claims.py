@@ -1,0 +1,205 @@
+"""One attempt at a league match: the claim (a conditional update with a lease), the
+lease's heartbeat, and the attempt's ends other than a result: a no-show retry, or a void
+attempt after an infrastructure fault. See ``arena.services.matches`` for the whole path.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import os
+import socket
+import threading
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from arena.models import (
+    League,
+    Match,
+    MatchEndReason,
+    MatchStatus,
+)
+from arena.services.rounds import do_complete_round_if_done, enqueue_match
+
+logger = logging.getLogger(__name__)
+
+
+class PlayOutcome(enum.Enum):
+    #: another worker holds the match, or it is done already
+    SKIPPED = "skipped"
+    FINISHED = "finished"
+    #: over without a result (policy abort, or out of attempts)
+    VOID = "void"
+    #: a remote bot was missing; the match waits for the next no-show retry
+    NO_SHOW_RETRY = "no_show_retry"
+    #: infrastructure failed; the match is queued again
+    REQUEUED = "requeued"
+    #: the lease was taken over meanwhile; this attempt's result was discarded
+    LOST_LEASE = "lost_lease"
+
+
+def worker_id() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"
+
+
+@dataclass(frozen=True)
+class Claim:
+    match_id: int
+    attempt: int
+    worker: str
+
+    def mine(self) -> Q:
+        """Rows still held by this attempt."""
+        return Q(
+            pk=self.match_id,
+            status=MatchStatus.RUNNING,
+            attempts=self.attempt,
+            worker_id=self.worker,
+        )
+
+
+def _lease() -> timedelta:
+    return timedelta(seconds=settings.ARENA_LEASE_SECONDS)
+
+
+_CLAIM_SQL = """
+UPDATE {table} SET status = %s, attempts = attempts + 1, worker_id = %s,
+       lease_expires_at = %s, started_at = %s
+ WHERE id = %s
+   AND ((status = %s AND (not_before IS NULL OR not_before <= %s))
+        OR (status = %s AND lease_expires_at < %s))
+RETURNING attempts
+"""
+
+
+def do_claim_match(match_id: int, worker: str) -> Claim | None:
+    """Take the match for one attempt, or None if it is not ours to play.
+
+    One conditional ``UPDATE ... RETURNING`` (queued and due, or running with an expired
+    lease): PostgreSQL re-checks the WHERE clause of the second of two racing claims after
+    the first commits, so exactly one succeeds; SQLite runs them one after the other."""
+    now = timezone.now()
+    at = connection.ops.adapt_datetimefield_value
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _CLAIM_SQL.format(table=connection.ops.quote_name(Match._meta.db_table)),
+            [
+                MatchStatus.RUNNING.value, worker, at(now + _lease()), at(now), match_id,
+                MatchStatus.QUEUED.value, at(now), MatchStatus.RUNNING.value, at(now),
+            ],
+        )  # fmt: skip
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    attempt = int(row[0])
+    if attempt > 1:
+        logger.warning(
+            "match %d: attempt %d (taken over or retried) by %s", match_id, attempt, worker
+        )
+    return Claim(match_id, attempt, worker)
+
+
+class LeaseHeartbeat:
+    """Extends the lease every third of its length while a game runs (a long game must
+    not look like a dead worker). Uses its own database connection and closes it."""
+
+    def __init__(self, claim: Claim) -> None:
+        self.claim = claim
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="lease-heartbeat")
+        self.lost = False
+
+    def __enter__(self) -> LeaseHeartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        period = settings.ARENA_LEASE_SECONDS / 3
+        try:
+            while not self._stop.wait(period):
+                kept = Match.objects.filter(self.claim.mine()).update(
+                    lease_expires_at=timezone.now() + _lease()
+                )
+                if not kept:
+                    self.lost = True
+                    logger.error(
+                        "match %d: lease of attempt %d lost",
+                        self.claim.match_id,
+                        self.claim.attempt,
+                    )
+                    return
+        except Exception:  # noqa: BLE001 - the finish's own check decides; just log
+            logger.exception("match %d: lease heartbeat failed", self.claim.match_id)
+        finally:
+            connection.close()
+
+
+def do_retry_no_show(claim: Claim, league: League, who: str) -> PlayOutcome:
+    """Back to the queue until the next try of the no-show window."""
+    delay = league.no_show_window_s / max(1, league.no_show_retries)
+    now = timezone.now()
+    with transaction.atomic():
+        kept = Match.objects.filter(claim.mine()).update(
+            status=MatchStatus.QUEUED,
+            lease_expires_at=None,
+            no_show_retries=F("no_show_retries") + 1,
+            not_before=now + timedelta(seconds=delay),
+            enqueued_at=now + timedelta(seconds=delay),
+            error=f"no-show: {who}",
+        )
+        if not kept:
+            return PlayOutcome.LOST_LEASE
+        enqueue_match(claim.match_id, countdown=delay)
+    logger.info("match %d: %s not connected; retry in %.0f s", claim.match_id, who, delay)
+    return PlayOutcome.NO_SHOW_RETRY
+
+
+def do_void_attempt(claim: Claim, error: str) -> PlayOutcome:
+    """An infrastructure fault: this attempt counts for nothing. The match is queued again
+    (and re-sent after a short backoff), or void after ``ARENA_MAX_ATTEMPTS``. Ratings are
+    never touched here. Raises if the database itself is unreachable: then the lease
+    expires and the reaper re-sends the match."""
+    final = claim.attempt >= settings.ARENA_MAX_ATTEMPTS
+    now = timezone.now()
+    with transaction.atomic():
+        if final:
+            kept = Match.objects.filter(claim.mine()).update(
+                status=MatchStatus.VOID,
+                end_reason=MatchEndReason.INFRASTRUCTURE,
+                finished_at=now,
+                lease_expires_at=None,
+                error=error[:4000],
+            )
+        else:
+            backoff = min(60.0, 2.0**claim.attempt)
+            kept = Match.objects.filter(claim.mine()).update(
+                status=MatchStatus.QUEUED,
+                lease_expires_at=None,
+                enqueued_at=now,
+                error=error[:4000],
+            )
+            if kept:
+                enqueue_match(claim.match_id, countdown=backoff)
+    if not kept:
+        return PlayOutcome.LOST_LEASE
+    if final:
+        logger.error(
+            "match %d: void after %d failed attempts: %s", claim.match_id, claim.attempt, error
+        )
+        _complete_round(claim.match_id)
+        return PlayOutcome.VOID
+    return PlayOutcome.REQUEUED
+
+
+def _complete_round(match_id: int) -> None:
+    round_id = Match.objects.values_list("round_id", flat=True).get(pk=match_id)
+    do_complete_round_if_done(round_id)
