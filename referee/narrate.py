@@ -17,7 +17,7 @@ def describe(event: Event) -> str:
     if k is EventKind.TURN_STARTED:
         return f"— team {team}'s turn —"
     if k is EventKind.DISCARDED:
-        return f"{seat} discards a card face down and draws one"
+        return f"{seat} discards a card face down"
     if k is EventKind.NAMED_FACE_UP:
         return f"team {team}'s captain names {seat} to play face up"
     if k is EventKind.PLAYED_FACE_UP:
