@@ -207,9 +207,14 @@ class Command(BaseCommand):
         )
         if league is not None:
             if report.scheduled is not None:
+                where = (
+                    "played in this process (embedded mode)"
+                    if settings.CELERY_TASK_ALWAYS_EAGER
+                    else "sent to the workers"
+                )
                 self.stdout.write(
                     f"{league.name}: round {report.scheduled.round.number} scheduled, "
-                    f"{len(report.scheduled.matches)} matches sent to the workers"
+                    f"{len(report.scheduled.matches)} matches {where}"
                 )
             else:
                 raise CommandError(f"{league.name}: no round scheduled: {report.refused}")
