@@ -30,6 +30,8 @@ CENTRE = 1500.0
 PRIOR = (ELO_SCALE / 1000.0) ** 2
 #: up to this many distinct match-ups every bootstrap replicate is refitted in full
 EXACT_ROWS = 20_000
+#: up to this many players the solver uses the dense Hessian
+DENSE_PLAYERS = 400
 
 
 @dataclass(frozen=True)
@@ -146,9 +148,21 @@ def _solve(design: _Design, wins: np.ndarray, total: np.ndarray, start: np.ndarr
         p = _sigmoid(x @ r)
         return np.asarray(design.xt @ (total * p * (1.0 - p) * (x @ v))) + PRIOR * v
 
-    res = optimize.minimize(
-        objective, start, jac=True, hessp=hessp, method="trust-krylov", options={"gtol": 1e-8}
-    )
+    if design.n <= DENSE_PLAYERS:
+        # small: exact Newton steps on the dense Hessian, robust when a bootstrap replicate
+        # leaves a player without games (only the prior then holds its rating)
+        res = optimize.minimize(
+            objective,
+            start,
+            jac=True,
+            hess=lambda r: design.hessian(r, total),
+            method="trust-exact",
+            options={"gtol": 1e-8},
+        )
+    else:
+        res = optimize.minimize(
+            objective, start, jac=True, hessp=hessp, method="trust-krylov", options={"gtol": 1e-8}
+        )
     return np.asarray(res.x)
 
 

@@ -7,12 +7,10 @@ one transaction); this module reads the ledger back.
 from __future__ import annotations
 
 import logging
-import warnings
 from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-import numpy as np
 from django.db import transaction
 from django.utils import timezone
 
@@ -197,11 +195,7 @@ def fit_batch_ratings(league_id: int, *, bootstrap: int = 200, seed: int = 0) ->
         Game(tuple(a), tuple(b), winner[m] == 0, unit_ids[units[m]])
         for m, (a, b) in sorted(teams.items())
     ]
-    with warnings.catch_warnings(), np.errstate(invalid="ignore", over="ignore"):
-        # a bootstrap replicate of a small league can be degenerate (a bot that won or lost
-        # everything in it); the optimiser steps through NaN trial points and recovers
-        warnings.simplefilter("ignore", RuntimeWarning)
-        result = fit(len(bots), games, bootstrap=bootstrap if games else 0, seed=seed)
+    result = fit(len(bots), games, bootstrap=bootstrap if games else 0, seed=seed)
     now = timezone.now()
     with transaction.atomic():
         BatchRating.objects.filter(league=league).delete()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -107,3 +109,19 @@ def test_team_games_fit_member_strengths() -> None:
 def test_no_games_gives_the_centre() -> None:
     f = fit(3, [])
     assert list(f.ratings) == [CENTRE] * 3 and f.bootstrap == 0
+
+
+def test_degenerate_bootstrap_replicates_raise_no_warnings() -> None:
+    """Tiny leagues: a replicate often leaves a bot without games or undefeated."""
+    rng = np.random.default_rng(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for trial in range(150):
+            n = int(rng.integers(2, 6))
+            games = []
+            for unit in range(int(rng.integers(1, 5))):
+                a, b = (int(x) for x in rng.choice(n, 2, replace=False))
+                games.append(Game((a,), (b,), bool(rng.random() < 0.5), unit))
+                games.append(Game((b,), (a,), bool(rng.random() < 0.5), unit))
+            f = fit(n, games, bootstrap=20, seed=trial)
+            assert np.all(np.isfinite(f.low)) and np.all(np.isfinite(f.high))
