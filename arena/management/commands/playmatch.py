@@ -36,7 +36,7 @@ def _seat(spec: str, relay: RunnerRelay, seed: int) -> Seat:
             )
         return HouseSeat(spec, seed)
     if bot.kind == BotKind.HOUSE:
-        return HouseSeat(bot.name, seed)
+        return HouseSeat(bot.spec, seed, name=bot.name)
     if not bot.active:
         raise CommandError(f"bot {bot.name} is deactivated")
     return RemoteSeat(str(bot.pk), bot.name, relay)
