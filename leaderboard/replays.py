@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import TextField
+from django.db.models import Exists, OuterRef, TextField
 from django.db.models.functions import Cast
 
 from arena.models import Match, MatchReplay, MatchStatus
@@ -45,6 +45,10 @@ class ReplayUnavailable(Exception):
 
     status = 404
     code = "no_replay"
+
+
+class NoSuchMatch(ReplayUnavailable):
+    code = "not_found"
 
 
 class LiveMatch(ReplayUnavailable):
@@ -120,6 +124,32 @@ def replay_text(match: Match) -> str:
     if text is None:
         raise ReplayUnavailable(f"match {match.pk} has no stored replay")
     return str(text)
+
+
+def replay_text_of(match_id: int) -> str:
+    """``replay_text`` by id in one query when the replay may be shown (the common case);
+    otherwise a second look says why not (unknown, live, void, withheld)."""
+    partner_busy = (
+        Match.objects.filter(
+            round_id=OuterRef("match__round_id"),
+            pairing_key=OuterRef("match__pairing_key"),
+            pair_index=OuterRef("match__pair_index"),
+        )
+        .exclude(pk=OuterRef("match_id"))
+        .exclude(status__in=OVER)
+    )
+    row = (
+        MatchReplay.objects.filter(match_id=match_id, match__status=MatchStatus.FINISHED)
+        .annotate(text=Cast("record", TextField()), busy=Exists(partner_busy))
+        .values_list("text", "busy")
+        .first()
+    )
+    if row is not None and not row[1]:
+        return str(row[0])
+    match = Match.objects.filter(pk=match_id).first()
+    if match is None:
+        raise NoSuchMatch(f"no match {match_id}")
+    return replay_text(match)
 
 
 def _seat_names(match: Match) -> list[str]:

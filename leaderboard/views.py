@@ -3,12 +3,15 @@ and renders; errors become error pages with a message (never a 500)."""
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.functional import SimpleLazyObject
 
-from arena.models import Bot, League, Match, MatchStatus
+from arena.models import BotKind, League, Match, MatchStatus, Round
 from leaderboard import replays
 from leaderboard.reads import bots as bot_reads
 from leaderboard.reads import leagues as league_reads
@@ -68,31 +71,46 @@ def _sort_columns(key: str, descending: bool, current: str | None) -> list[dict[
 
 
 def league(request: HttpRequest, slug: str) -> HttpResponse:
-    obj = League.objects.filter(slug=slug).first()
-    if obj is None:
-        return not_found(request, f"There is no league {slug!r}.")
     sort = request.GET.get("sort") or None
     try:
-        standings = league_reads.league_standings(obj, sort)
+        key, descending = league_reads.parse_sort(sort)
     except league_reads.BadSort as exc:
         return error_page(request, 400, "Bad request", str(exc))
-    rounds = league_reads.recent_rounds(obj)
-    round_param = request.GET.get("round")
-    shown = rounds[0].round if rounds else None
+    # The standings and crosstable are cached fragments keyed by this version: their rows
+    # are read only when the version moved on.
+    found = league_reads.league_with_version(slug)
+    if found is None:
+        return not_found(request, f"There is no league {slug!r}.")
+    obj, versions = found
+    version = versions.standings
+    standings = cast(
+        league_reads.Standings,
+        SimpleLazyObject(lambda: league_reads.league_standings(obj, sort, version)),
+    )
+    round_param = request.GET.get("round") or ""
+    chosen = None
     if round_param:
         if not round_param.isdigit() or len(round_param) > 9:
             return error_page(request, 400, "Bad request", "round must be a round number")
-        shown = obj.rounds.filter(number=int(round_param)).first()
-        if shown is None:
+        chosen = obj.rounds.filter(number=int(round_param)).first()
+        if chosen is None:
             return not_found(request, f"League {obj.name} has no round {round_param}.")
-    round_matches = []
-    if shown is not None:
-        round_matches = list(
+    # read only when the rounds fragment is stale
+    rounds = SimpleLazyObject(lambda: league_reads.recent_rounds(obj))
+
+    def shown_round() -> Round | None:
+        return chosen or (rounds[0].round if rounds else None)
+
+    def round_matches() -> Any:
+        shown = shown_round()
+        if shown is None:
+            return []
+        return (
             shown.matches.select_related("league", "round")
             .prefetch_related(match_reads.seats_prefetch())
             .order_by("id")
         )
-    key, descending = league_reads.parse_sort(sort)
+
     next_round, schedule_note = league_reads.next_round_at(obj)
     return render(
         request,
@@ -100,10 +118,14 @@ def league(request: HttpRequest, slug: str) -> HttpResponse:
         {
             "league": obj,
             "standings": standings,
-            "crosstable": league_reads.league_crosstable(obj, standings),
+            "version": version,
+            # computed only if its cached fragment is stale
+            "crosstable": SimpleLazyObject(lambda: league_reads.league_crosstable(obj, standings)),
             "rounds": rounds,
-            "shown_round": shown,
-            "round_matches": round_matches,
+            "shown_round": SimpleLazyObject(shown_round),
+            "round_matches": SimpleLazyObject(round_matches),
+            "round_param": round_param,
+            "rounds_version": versions.rounds,
             "sort_key": key,
             "sort_desc": descending,
             "columns": _sort_columns(key, descending, sort),
@@ -115,22 +137,37 @@ def league(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def bot(request: HttpRequest, name: str) -> HttpResponse:
-    obj = Bot.objects.select_related("owner").filter(name=name).first()
-    if obj is None:
+    found = bot_reads.bot_with_version(name)
+    if found is None:
         return not_found(request, f"There is no bot named {name!r}.")
+    obj, version = found
     league_slug = request.GET.get("league") or None
-    profile = bot_reads.bot_profile(obj, league_slug)
-    if league_slug and profile.selected is None:
+    if league_slug and not obj.live_ratings.filter(league__slug=league_slug[:80]).exists():
         return not_found(request, f"{obj.name} has not played in a league {league_slug!r}.")
-    recent = [
-        {"p": p, "opponents": bot_reads.opponents_of(p)} for p in profile.recent
-    ]
+
+    def recent() -> list[dict[str, Any]]:
+        return [
+            {"p": p, "opponents": bot_reads.opponents_of(p)}
+            for p in bot_reads.recent_participations(obj)
+        ]
+
     return render(
         request,
         "leaderboard/bot.html",
-        {"profile": profile, "bot": obj, "recent": recent,
-         "is_owner": request.user.is_authenticated and obj.owner_id == request.user.pk},
-    )  # fmt: skip
+        {
+            "bot": obj,
+            # the body is a cached fragment keyed by the version: these are read only when
+            # it is stale
+            "version": version,
+            "league_slug": league_slug or "",
+            "profile": SimpleLazyObject(lambda: bot_reads.bot_profile(obj, league_slug)),
+            "recent": SimpleLazyObject(recent),
+            "connected": None
+            if obj.kind == BotKind.HOUSE
+            else bot_reads.connected_now([obj.pk])[obj.pk],
+            "is_owner": request.user.is_authenticated and obj.owner_id == request.user.pk,
+        },
+    )
 
 
 def matches(request: HttpRequest) -> HttpResponse:

@@ -262,16 +262,14 @@ class MatchList(APIView):
     def get(self, request: Request) -> Response:
         try:
             f = match_reads.parse_filter(request.query_params)
-            page = match_reads.match_page(f)
+            results, next_before = match_reads.match_summaries(f)
         except match_reads.BadFilter as exc:
             raise ValidationError({exc.field: [str(exc)]}) from None
         next_url = None
-        if page.next_before is not None:
-            query = urlencode({**f.query(), "before": page.next_before})
+        if next_before is not None:
+            query = urlencode({**f.query(), "before": next_before})
             next_url = request.build_absolute_uri(f"{request.path}?{query}")
-        return Response(
-            {"results": [match_reads.match_summary(m) for m in page.matches], "next": next_url}
-        )
+        return Response({"results": results, "next": next_url})
 
 
 def _match(pk: int) -> Any:
@@ -297,10 +295,11 @@ class MatchReplay(APIView):
         "mirrored pair is being played.",
     )
     def get(self, request: Request, pk: int) -> HttpResponse:
-        m = _match(pk)
-        response = HttpResponse(replays.replay_text(m), content_type="application/json")
+        if pk > match_reads.MAX_ID:
+            raise NotFound(f"no match {pk}")
+        response = HttpResponse(replays.replay_text_of(pk), content_type="application/json")
         if request.query_params.get("download"):
-            response["Content-Disposition"] = f'attachment; filename="match-{m.pk}.json"'
+            response["Content-Disposition"] = f'attachment; filename="match-{pk}.json"'
         return response
 
 

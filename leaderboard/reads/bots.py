@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from django.core.cache import cache
 from django.db.models import Avg, Count, Max, Prefetch, Sum
 
-from arena.models import Bot, BotKind, Entry, League, Match, Participation
+from arena.models import Bot, BotKind, Entry, League, Match, MatchStatus, Participation
 from arena.relay import RelayError, runner_relay
 from leaderboard.charts import rating_history_svg
 from leaderboard.models import BatchRating, BotVersion, LiveRating
@@ -83,10 +83,9 @@ class BotProfile:
     ratings: list[LeagueRating]
     selected: LeagueRating | None
     stats: LeagueStats | None
-    recent: list[Participation]
+    #: the cached stats fragment's key
+    stats_key: str
     versions: list[BotVersion]
-    connected: bool | None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def _league_stats(bot: Bot, league: League) -> LeagueStats:
@@ -173,6 +172,7 @@ def bot_profile(bot: Bot, league_slug: str | None = None) -> BotProfile:
     elif ratings:
         selected = ratings[0]
     stats = None
+    key = ""
     if selected is not None:
         version = f"{selected.live.games}:{selected.live.updated_at.timestamp()}"
         key = f"botstats:v1:{bot.pk}:{selected.league.pk}:{version}"
@@ -181,16 +181,41 @@ def bot_profile(bot: Bot, league_slug: str | None = None) -> BotProfile:
             stats = _league_stats(bot, selected.league)
             cache.set(key, stats, timeout=3600)
     versions = list(BotVersion.objects.filter(bot=bot).order_by("-last_seen")[:20])
-    connected = None if bot.kind == BotKind.HOUSE else connected_now([bot.pk])[bot.pk]
     return BotProfile(
         bot=bot,
         ratings=ratings,
         selected=selected,
         stats=stats,
-        recent=recent_participations(bot),
+        stats_key=key,
         versions=versions,
-        connected=connected,
     )
+
+
+def bot_with_version(name: str) -> tuple[Bot, str] | None:
+    """The bot (with ``owner_name``) and a version that changes whenever its page would:
+    a rated game moves its rating rows' ``updated_at``, a fit its batch rows, a scheduled
+    match the latest participation, a match starting the count of running ones, a Hello its
+    versions. One plain SQL statement (see ``leagues.league_with_version``); the version
+    keys the page's cached body."""
+    t = {m.__name__: m._meta.db_table for m in (LiveRating, BatchRating, Participation,
+                                                 Match, BotVersion)}  # fmt: skip
+    user_table = Bot._meta.get_field("owner").related_model._meta.db_table  # type: ignore[union-attr]
+    sql = (
+        f"SELECT b.*, (SELECT username FROM {user_table} WHERE id = b.owner_id) AS owner_name,"
+        f" (SELECT MAX(updated_at) FROM {t['LiveRating']} WHERE bot_id = b.id) AS v_rated,"
+        f" (SELECT MAX(computed_at) FROM {t['BatchRating']} WHERE bot_id = b.id) AS v_fit,"
+        f" (SELECT MAX(match_id) FROM {t['Participation']} WHERE bot_id = b.id) AS v_latest,"
+        f" (SELECT COUNT(*) FROM {t['Participation']} p JOIN {t['Match']} m"
+        f"   ON m.id = p.match_id WHERE p.bot_id = b.id AND m.status = %s) AS v_running,"
+        f" (SELECT MAX(last_seen) FROM {t['BotVersion']} WHERE bot_id = b.id) AS v_hello"
+        f" FROM {Bot._meta.db_table} b WHERE b.name = %s"
+    )
+    found = list(Bot.objects.raw(sql, [MatchStatus.RUNNING, name]))
+    if not found:
+        return None
+    bot = found[0]
+    keys = ("rated", "fit", "latest", "running", "hello")
+    return bot, ":".join(str(getattr(bot, f"v_{k}")) for k in keys)
 
 
 def opponents_of(p: Participation) -> list[Participation]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -169,47 +170,107 @@ def parse_sort(text: str | None) -> tuple[str, bool]:
 @dataclass(frozen=True)
 class Standings:
     rows: list[StandingRow]
-    #: changes whenever a match of the league is rated (keys caches)
+    #: changes whenever anything shown in the standings or the crosstable changes (a rated
+    #: game, a batch fit, an entry or withdrawal): the key of their cached fragments
     version: str
     batch_at: datetime | None
 
 
-def league_standings(league: League, sort: str | None = None) -> Standings:
-    """Two queries: live ratings with bots and owners, and the batch fit."""
+def _version_sql() -> str:
+    live, batch, entry, rnd, match = (
+        m._meta.db_table for m in (LiveRating, BatchRating, Entry, Round, Match)
+    )
+    return (
+        f"(SELECT COUNT(*) FROM {live} WHERE league_id = l.id) AS v_ratings,"
+        f" (SELECT MAX(updated_at) FROM {live} WHERE league_id = l.id) AS v_rated,"
+        f" (SELECT MAX(computed_at) FROM {batch} WHERE league_id = l.id) AS v_fit,"
+        f" (SELECT COUNT(*) FROM {entry} WHERE league_id = l.id AND active = %s) AS v_entries,"
+        f" (SELECT SUM(bot_id) FROM {entry} WHERE league_id = l.id AND active = %s) AS v_sum,"
+        # rounds and matches: a new round, a match starting or ending (index-only counts)
+        f" (SELECT MAX(id) FROM {rnd} WHERE league_id = l.id) AS a_round,"
+        f" (SELECT COUNT(*) FROM {match} WHERE league_id = l.id AND status = %s) AS a_live,"
+        f" (SELECT MAX(finished_at) FROM {match} WHERE league_id = l.id) AS a_done"
+    )
+
+
+@dataclass(frozen=True)
+class LeagueVersions:
+    #: changes whenever the standings or the crosstable would
+    standings: str
+    #: changes whenever the rounds section would (a new round, a match starting or ending)
+    rounds: str
+
+
+def league_with_version(slug: str) -> tuple[League, LeagueVersions] | None:
+    """The league and the versions of its page's parts, in one plain SQL statement (the
+    ORM's compilation of these subqueries costs more than the database's answer). Every
+    rated game moves a rating row's ``updated_at``, a fit moves ``computed_at``, entering
+    or withdrawing changes the entries' count and sum. The versions are opaque: they key
+    the page's cached fragments."""
+    sql = f"SELECT l.*, {_version_sql()} FROM {League._meta.db_table} l WHERE l.slug = %s"
+    found = list(League.objects.raw(sql, [True, True, MatchStatus.RUNNING, slug]))
+    if not found:
+        return None
+    league = found[0]
+
+    def join(*names: str) -> str:
+        return ":".join(str(getattr(league, n)) for n in names)
+
+    return league, LeagueVersions(
+        join("v_ratings", "v_rated", "v_fit", "v_entries", "v_sum"),
+        join("a_round", "a_live", "a_done"),
+    )
+
+
+def standings_version(league: League) -> str:
+    found = league_with_version(league.slug)
+    assert found is not None
+    return found[1].standings
+
+
+def league_standings(
+    league: League, sort: str | None = None, version: str | None = None
+) -> Standings:
+    """Live ratings with bots and owners, the batch fit and the entered set: 3 queries
+    (plus 1 for the version unless the caller has it)."""
     key, descending = parse_sort(sort)
+    text = version or standings_version(league)
     batch = {b.bot_id: b for b in BatchRating.objects.filter(league=league)}
+    batch_at = max((b.computed_at for b in batch.values()), default=None)
     entered = set(
         Entry.objects.filter(league=league, active=True).values_list("bot_id", flat=True)
     )
-    ratings = list(
+    ratings = (
         LiveRating.objects.filter(league=league)
-        .select_related("bot__owner")
         .order_by("-rating", "bot__name")
-    )
+        .values_list(
+            "bot_id", "bot__name", "bot__owner__username", "bot__kind", "rating", "games",
+            "wins", "losses", "forfeits",
+        )
+    )  # fmt: skip
     rows = [
         StandingRow(
             rank=i,
-            bot_id=r.bot_id,
-            bot=r.bot.name,
-            owner=r.bot.owner.get_username() if r.bot.owner else "",
-            kind=r.bot.kind,
-            rating=r.rating,
-            games=r.games,
-            wins=r.wins,
-            losses=r.losses,
-            forfeits=r.forfeits,
-            batch=batch.get(r.bot_id),
-            provisional=r.games < PROVISIONAL_GAMES,
-            entered=r.bot_id in entered,
+            bot_id=bot_id,
+            bot=name,
+            owner=owner or "",
+            kind=kind,
+            rating=rating,
+            games=games,
+            wins=wins,
+            losses=losses,
+            forfeits=forfeits,
+            batch=batch.get(bot_id),
+            provisional=games < PROVISIONAL_GAMES,
+            entered=bot_id in entered,
         )
-        for i, r in enumerate(ratings, 1)
+        for i, (bot_id, name, owner, kind, rating, games, wins, losses, forfeits) in enumerate(
+            ratings, 1
+        )
     ]
     if key != "rank" or descending:
         rows.sort(key=SORT_KEYS[key], reverse=descending)
-    latest = max((r.updated_at for r in ratings), default=None)
-    version = f"{len(ratings)}:{latest.timestamp() if latest else 0}"
-    batch_at = max((b.computed_at for b in batch.values()), default=None)
-    return Standings(rows, version, batch_at)
+    return Standings(rows, text, batch_at)
 
 
 # ------------------------------------------------------------------ crosstable
@@ -232,7 +293,8 @@ def league_crosstable(league: League, standings: Standings) -> Crosstable:
     binomial test. One grouped query; cached until the next rated match."""
     ranked = sorted(standings.rows, key=lambda r: r.rank)
     top = [(r.bot_id, r.bot) for r in ranked[:CROSSTABLE_MAX]]
-    cache_key = f"crosstable:v1:{league.pk}:{standings.version}:{CROSSTABLE_MAX}"
+    digest = hashlib.sha1(standings.version.encode()).hexdigest()
+    cache_key = f"crosstable:v1:{league.pk}:{digest}:{CROSSTABLE_MAX}"
     cached = cache.get(cache_key)
     if isinstance(cached, Crosstable):
         return cached
@@ -265,22 +327,51 @@ class RoundSummary:
     matches: int
     finished: int
     live: int
+    over: int = 0
+
+    @property
+    def version(self) -> str:
+        """Changes whenever a match of the round starts or ends (keys its cached table)."""
+        return f"{self.round.pk}:{self.round.status}:{self.matches}:{self.live}:{self.over}"
 
 
 def recent_rounds(league: League, limit: int = RECENT_ROUNDS) -> list[RoundSummary]:
-    rounds = list(Round.objects.filter(league=league).order_by("-number")[:limit])
-    counts = {
-        r["round_id"]: r
-        for r in Match.objects.filter(round__in=rounds)
-        .values("round_id")
-        .annotate(
-            n=Count("id"),
-            finished=Count("id", filter=Q(status=MatchStatus.FINISHED)),
-            live=Count("id", filter=Q(status=MatchStatus.RUNNING)),
-        )
+    """The latest rounds with their match counts, in one statement: the counts are
+    subqueries per round, evaluated for the rounds shown only (walking the unique index
+    (league, number) backwards), where a grouped join would count every round first."""
+    match = Match._meta.db_table
+    count = f"SELECT COUNT(*) FROM {match} m WHERE m.round_id = r.id"
+    sql = (
+        f"SELECT r.*, ({count}) AS c_n, ({count} AND m.status = %s) AS c_finished,"
+        f" ({count} AND m.status = %s) AS c_live, ({count} AND m.status IN (%s, %s)) AS c_over"
+        f" FROM {Round._meta.db_table} r WHERE r.league_id = %s ORDER BY r.number DESC LIMIT %s"
+    )
+    params = [
+        MatchStatus.FINISHED, MatchStatus.RUNNING, MatchStatus.FINISHED, MatchStatus.VOID,
+        league.pk, limit,
+    ]  # fmt: skip
+    return [
+        RoundSummary(r, *(getattr(r, f"c_{k}") for k in ("n", "finished", "live", "over")))
+        for r in Round.objects.raw(sql, params)
+    ]
+
+
+def _counts(via: str = "") -> dict[str, Count]:
+    """Match counts of a round, over matches (``via=""``) or from the round (``matches__``)."""
+    over = [MatchStatus.FINISHED, MatchStatus.VOID]
+    return {
+        "n": Count(f"{via}id"),
+        "finished": Count(f"{via}id", filter=Q(**{f"{via}status": MatchStatus.FINISHED})),
+        "live": Count(f"{via}id", filter=Q(**{f"{via}status": MatchStatus.RUNNING})),
+        "over": Count(f"{via}id", filter=Q(**{f"{via}status__in": over})),
     }
-    out = []
-    for r in rounds:
-        c = counts.get(r.pk, {"n": 0, "finished": 0, "live": 0})
-        out.append(RoundSummary(r, c["n"], c["finished"], c["live"]))
-    return out
+
+
+def _summary(r: Round, c: dict[str, int] | None) -> RoundSummary:
+    if c is None:
+        return RoundSummary(r, 0, 0, 0, 0)
+    return RoundSummary(r, c["n"], c["finished"], c["live"], c["over"])
+
+
+def round_summary(r: Round) -> RoundSummary:
+    return _summary(r, Match.objects.filter(round=r).aggregate(**_counts()))

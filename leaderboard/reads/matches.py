@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time
 from typing import Any
 
+from django.core.cache import cache
 from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 
@@ -114,7 +115,7 @@ def seats_prefetch() -> Prefetch:
 
 
 #: match filters that participations hold themselves (index ``participation_league_bot``)
-_SEAT_LOOKUP = {"pk__lt": "match_id__lt", "league_id": "league_id"}
+_SEAT_LOOKUP = {"pk__lt": "match_id__lt", "league__slug": "league__slug"}
 
 
 @dataclass(frozen=True)
@@ -124,16 +125,14 @@ class MatchPage:
     next_before: int | None
 
 
-def match_page(f: MatchFilter) -> MatchPage:
-    """Newest first, ``f.limit`` per page, continued with ``before=<next_before>``.
-    Unknown league or bot names are ``BadFilter``. 3-4 queries, all on indexes: the
-    matches of a bot come from its participations (``participation_bot_recent``)."""
+def filtered_matches(f: MatchFilter) -> QuerySet[Match]:
+    """The matches ``f`` asks for (not yet ordered or cut), as one query: league and bot
+    are matched by name through joins, and the matches of a bot come from its
+    participations, newest first on the index ``participation_bot_recent``, cut to the
+    page in a subquery. ``check_names`` tells an unknown name from an empty page."""
     where: dict[str, Any] = {}
     if f.league is not None:
-        league_id = League.objects.filter(slug=f.league).values_list("pk", flat=True).first()
-        if league_id is None:
-            raise BadFilter("league", f"no league {f.league!r}")
-        where["league_id"] = league_id
+        where["league__slug"] = f.league
     if f.status is not None:
         where["status"] = f.status
     if f.round is not None:
@@ -144,30 +143,111 @@ def match_page(f: MatchFilter) -> MatchPage:
         where["finished_at__lte"] = f.finished_before
     if f.before is not None:
         where["pk__lt"] = f.before
-    qs: QuerySet[Match]
     if f.bot is None:
-        qs = Match.objects.filter(**where)
-    else:
-        bot_id = Bot.objects.filter(name=f.bot).values_list("pk", flat=True).first()
-        if bot_id is None:
-            raise BadFilter("bot", f"no bot named {f.bot!r}")
-        # walk the bot's seats newest first on (bot, -match), not the whole match table
-        seats = Participation.objects.filter(
-            bot_id=bot_id,
-            **{_SEAT_LOOKUP.get(k, f"match__{k}"): v for k, v in where.items()},
-        )
-        ids = list(
-            seats.order_by("-match_id").values_list("match_id", flat=True)[: f.limit + 1]
-        )
-        qs = Match.objects.filter(pk__in=ids)
+        return Match.objects.filter(**where)
+    # the bot's id first: a constant lets PostgreSQL walk (bot, -match) and stop at the
+    # page's end, where a join on the name reads all of the bot's seats
+    bot_id = Bot.objects.filter(name=f.bot).values_list("pk", flat=True).first()
+    if bot_id is None:
+        raise BadFilter("bot", f"no bot named {f.bot!r}")
+    seats = Participation.objects.filter(
+        bot_id=bot_id, **{_SEAT_LOOKUP.get(k, f"match__{k}"): v for k, v in where.items()}
+    )
+    page = seats.order_by("-match_id").values("match_id")[: f.limit + 1]
+    return Match.objects.filter(pk__in=page)
+
+
+def check_names(f: MatchFilter) -> None:
+    """``BadFilter`` for a league or bot that does not exist (asked on empty pages only)."""
+    if f.league is not None and not League.objects.filter(slug=f.league).exists():
+        raise BadFilter("league", f"no league {f.league!r}")
+    if f.bot is not None and not Bot.objects.filter(name=f.bot).exists():
+        raise BadFilter("bot", f"no bot named {f.bot!r}")
+
+
+def match_page(f: MatchFilter) -> MatchPage:
+    """Newest first, ``f.limit`` per page, continued with ``before=<next_before>``: 3-5
+    queries, all on indexes, whatever the size of the table (no COUNT)."""
     rows = list(
-        qs.select_related("league", "round")
+        filtered_matches(f)
+        .select_related("league", "round")
         .prefetch_related(seats_prefetch())
         .order_by("-id")[: f.limit + 1]
     )
+    if not rows:
+        check_names(f)
     more = len(rows) > f.limit
     rows = rows[: f.limit]
     return MatchPage(rows, rows[-1].pk if more and rows else None)
+
+
+_SUMMARY_FIELDS = (
+    "id", "league__slug", "round__number", "status", "created_at", "started_at",
+    "finished_at", "winner_team", "end_reason", "turns", "rated",
+)  # fmt: skip
+_SEAT_FIELDS = ("match_id", "seat", "team", "bot__name", "won", "rating_change", "fault_cause")
+
+
+def _iso(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+def _summaries(ids: list[int]) -> dict[int, dict[str, Any]]:
+    """The API's summaries of these matches, read as plain rows (two queries, no model
+    instances)."""
+    seats: dict[int, list[dict[str, Any]]] = {i: [] for i in ids}
+    for match_id, seat, team, bot, won, change, fault in (
+        Participation.objects.filter(match_id__in=ids)
+        .order_by("match_id", "seat")
+        .values_list(*_SEAT_FIELDS)
+    ):
+        seats[match_id].append(
+            {"seat": seat, "team": team, "bot": bot, "won": won,
+             "rating_change": None if change is None else float(change),
+             "fault": fault or None}
+        )  # fmt: skip
+    return {
+        pk: {
+            "id": pk, "league": league, "round": number, "status": status,
+            "created_at": created.isoformat(), "started_at": _iso(started),
+            "finished_at": _iso(finished), "winner_team": winner, "end_reason": reason or None,
+            "turns": turns, "rated": rated, "seats": seats[pk],
+        }
+        for (pk, league, number, status, created, started, finished, winner, reason, turns,
+             rated) in Match.objects.filter(pk__in=ids).values_list(*_SUMMARY_FIELDS)
+    }  # fmt: skip
+
+
+def _summary_key(pk: int, finished: datetime) -> str:
+    return f"matchsummary:v1:{pk}:{finished.timestamp()}"
+
+
+def match_summaries(f: MatchFilter) -> tuple[list[dict[str, Any]], int | None]:
+    """``match_page`` as the API lists it: one query for the page's ids; the summaries of
+    matches that are over come from the cache (nothing in them changes once a match is
+    over), the others from two more queries."""
+    page = list(
+        filtered_matches(f).order_by("-id").values_list("id", "status", "finished_at")[
+            : f.limit + 1
+        ]
+    )
+    if not page:
+        check_names(f)
+    next_before = page[f.limit - 1][0] if len(page) > f.limit else None
+    page = page[: f.limit]
+    keys = {
+        pk: _summary_key(pk, finished)
+        for pk, status, finished in page
+        if status in (MatchStatus.FINISHED, MatchStatus.VOID) and finished is not None
+    }
+    cached = cache.get_many(list(keys.values()))
+    known = {pk: cached[key] for pk, key in keys.items() if key in cached}
+    missing = [pk for pk, _, _ in page if pk not in known]
+    if missing:
+        fresh = _summaries(missing)
+        known.update(fresh)
+        cache.set_many({keys[pk]: fresh[pk] for pk in missing if pk in keys}, timeout=3600)
+    return [known[pk] for pk, _, _ in page if pk in known], next_before
 
 
 def match_summary(m: Match) -> dict[str, Any]:

@@ -84,3 +84,28 @@ def test_crafted_urls_give_error_pages_not_500(client: Client, league) -> None: 
         response = client.get(url)
         assert response.status_code == status, url
         assert "<h1>" in response.content.decode(), url
+
+
+def test_cached_fragments_follow_new_results(client: Client, league) -> None:  # noqa: ANN001
+    from arena.services.matches import play_match
+    from arena.services.rounds import do_schedule_round
+
+    bot = league.entries.first().bot
+    before_league = client.get("/leagues/page-league/").content.decode()
+    before_bot = client.get(f"/bots/{bot.name}/").content.decode()
+    before_api = client.get("/api/matches/?limit=200").json()["results"]
+    scheduled = do_schedule_round(league, enqueue=False)
+    assert scheduled is not None
+    first = scheduled.matches[0]
+    assert "Round 3" not in before_league
+    queued = client.get("/leagues/page-league/").content.decode()
+    assert "Round 3" in queued and "queued" in queued
+    for match_id in scheduled.matches:
+        play_match(match_id)
+    after_league = client.get("/leagues/page-league/").content.decode()
+    after_bot = client.get(f"/bots/{bot.name}/").content.decode()
+    after_api = client.get("/api/matches/?limit=200").json()["results"]
+    assert after_league != before_league and "queued" not in after_league
+    assert f'href="/matches/{first}/"' in after_bot or len(after_bot) != len(before_bot)
+    assert len(after_api) == len(before_api) + len(scheduled.matches)
+    assert {m["status"] for m in after_api} == {"finished"}
