@@ -92,7 +92,7 @@ class Gateway:
                 reason = f"the arena cannot reach its relay, try again later ({exc})"
                 session.close(grpc.StatusCode.UNAVAILABLE, reason, "unavailable")
             else:
-                session.send(self._welcome(session))
+                session.welcome(self._welcome(session))
                 tasks = [
                     asyncio.create_task(self._read(session, context)),
                     asyncio.create_task(self._heartbeat(session)),
@@ -341,6 +341,9 @@ def create_server(address: str, gateway: Gateway) -> tuple[grpc.aio.Server, int]
             ("grpc.keepalive_timeout_ms", 10_000),
             ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
             ("grpc.keepalive_permit_without_calls", 1),
+            # gRPC sets SO_REUSEPORT by default on Linux: a second gateway on a port in
+            # use would then start "fine" and take half the bots. Refuse it instead.
+            ("grpc.so_reuseport", 0),
         ]
     )
     handler = grpc.stream_stream_rpc_method_handler(
@@ -353,9 +356,12 @@ def create_server(address: str, gateway: Gateway) -> tuple[grpc.aio.Server, int]
         (grpc.method_handlers_generic_handler(SERVICE, {"Connect": handler}),)
     )
     health_pb2_grpc.add_HealthServicer_to_server(gateway.health, server)
-    port = server.add_insecure_port(address)
+    try:
+        port = server.add_insecure_port(address)
+    except RuntimeError:  # grpcio >= 1.60 raises where older versions returned 0
+        port = 0
     if port == 0:
-        raise OSError(f"cannot listen on {address}")
+        raise OSError(f"cannot listen on {address} (port in use, or no such interface)")
     return server, port
 
 

@@ -52,5 +52,8 @@ class Command(BaseCommand):
             self.stdout.write(f"gateway listening on {host}:{bound}")
             self.stdout.flush()
 
-        asyncio.run(serve(f"{host}:{port}", gateway, ready=ready, handle_signals=True))
+        try:
+            asyncio.run(serve(f"{host}:{port}", gateway, ready=ready, handle_signals=True))
+        except OSError as exc:
+            raise CommandError(str(exc)) from None
         self.stdout.write("gateway stopped")
