@@ -98,6 +98,17 @@ try:
 except ValueError as exc:
     raise ImproperlyConfigured(f"Environment variable DATABASE_URL is invalid: {exc}") from None
 
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Embedded mode serves the site while matches are written from other threads
+    # (`manage.py demo`): WAL lets pages read while a result is written, and IMMEDIATE
+    # transactions take the write lock at BEGIN, so a writer waits (up to `timeout` s)
+    # instead of failing with "database is locked" when it upgrades a read.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        transaction_mode="IMMEDIATE",
+        timeout=20,
+        init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+    )
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # ---------------------------------------------------------------- Redis, Celery, embedded mode
