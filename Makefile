@@ -1,5 +1,6 @@
 # Agent Avenue Arena — developer commands.
-#   make demo   the main job: install, migrate, play the demo league, serve on http://127.0.0.1:$(PORT)/
+#   make demo   the main job: install, migrate, play the demo league (house bots and an SDK bot
+#               over gRPC), serve the site, API and gateway on http://127.0.0.1:$(PORT)/
 #   make test   the whole suite (ruff, mypy, pytest) against PostgreSQL and Redis
 # Every target creates .venv and installs into it with requirements.lock as needed.
 
@@ -12,6 +13,8 @@ STAMP  := $(VENV)/.installed
 LOCK   := requirements.lock
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
+# the demo's gateway port; empty: GATEWAY_ADDRESS's (default 50051)
+GATEWAY_PORT ?=
 PYTEST_ARGS ?=
 
 # python3.11 if present, else python3 (its version is checked when the venv is made).
@@ -29,7 +32,7 @@ section = @printf '\n==== %s ====\n' "$(1)"
 .PHONY: help install demo test lint ruff mypy test-referee proto lock clean
 
 help:
-	@echo "make demo    main job: install, migrate (SQLite by default), run the site on $(HOST):$(PORT)"
+	@echo "make demo    main job: install, migrate (SQLite), demo league with an SDK bot, serve site + API + gateway on $(HOST):$(PORT)"
 	@echo "make test    whole test suite: ruff, mypy, pytest against PostgreSQL + Redis"
 	@echo "make lint    ruff + mypy only"
 	@echo "make proto   regenerate sdk/agent_avenue/ from proto/"
@@ -58,17 +61,8 @@ install: $(STAMP)
 # ---------------------------------------------------------------- main job
 
 demo: install
-	$(call section,migrate)
-	$(PY) manage.py migrate --noinput
-	$(call section,demo league: house bots random / greedy / search play two rounds)
-	$(PY) manage.py league demo --rounds 2
-	$(call section,serve)
-	@echo "Agent Avenue Arena is starting (Ctrl-C stops it):"
-	@echo "  site      http://$(HOST):$(PORT)/"
-	@echo "  health    http://$(HOST):$(PORT)/healthz"
-	@echo "  admin     http://$(HOST):$(PORT)/admin/   (create a user: $(PY) manage.py createsuperuser)"
-	@echo "  API spec  http://$(HOST):$(PORT)/api/schema/"
-	$(PY) manage.py runserver $(HOST):$(PORT)
+	$(call section,demo: migrate + admin user + demo league with an SDK bot over gRPC + serve)
+	$(PY) manage.py demo --host $(HOST) --port $(PORT) $(if $(GATEWAY_PORT),--gateway-port $(GATEWAY_PORT))
 
 # ---------------------------------------------------------------- tests
 

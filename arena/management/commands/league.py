@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -259,19 +260,34 @@ class Command(BaseCommand):
             f"{league.name}: batch fit of {report.bots} bots over {report.matches} matches, "
             f"{report.bootstrap} bootstrap replicates, {time.perf_counter() - started:.2f} s"
         )
-        self._standings(league)
+        self.print_standings(league)
 
     def do_standings(self, o: dict[str, Any]) -> None:
-        self._standings(svc.get_league(o["name"]))
+        self.print_standings(svc.get_league(o["name"]))
 
     def do_run(self, o: dict[str, Any]) -> None:
         league = svc.get_league(o["name"])
         for _ in range(o["rounds"]):
-            self._play_round(league, quiet=o["quiet"])
-        self._standings(league)
+            self.play_round(league, quiet=o["quiet"])
+        self.print_standings(league)
 
     def do_demo(self, o: dict[str, Any]) -> None:
-        playouts = o["search_playouts"]
+        league = self.demo_league(o["search_playouts"])
+        played = Round.objects.filter(league=league).count()
+        if played >= o["rounds"]:
+            self.stdout.write(
+                f"{league.name} has played {played} round{'s' if played != 1 else ''} already "
+                f"(`manage.py league run demo --rounds 1` plays another)"
+            )
+        for _ in range(max(0, o["rounds"] - played)):
+            self.play_round(league, quiet=False)
+        self.print_standings(league)
+
+    # ------------------------------------------------------------------ helpers
+    # (also used by `manage.py demo`)
+
+    def demo_league(self, playouts: int) -> League:
+        """The demo league with its three house bots entered (created the first time)."""
         league = League.objects.filter(name=DEMO_LEAGUE).first()
         if league is None:
             league = svc.do_create_league(
@@ -293,21 +309,15 @@ class Command(BaseCommand):
             if not Entry.objects.filter(league=league, bot=bot, active=True).exists():
                 svc.do_enter(league, bot)
                 self.stdout.write(f"entered house bot {bot.name} ({spec})")
-        played = Round.objects.filter(league=league).count()
-        if played >= o["rounds"]:
-            self.stdout.write(
-                f"{league.name} has played {played} round{'s' if played != 1 else ''} already "
-                f"(`manage.py league run demo --rounds 1` plays another)"
-            )
-        for _ in range(max(0, o["rounds"] - played)):
-            self._play_round(league, quiet=False)
-        self._standings(league)
+        return league
 
-    # ------------------------------------------------------------------ helpers
-
-    def _play_round(self, league: League, *, quiet: bool) -> None:
+    def play_round(
+        self, league: League, *, quiet: bool, should_stop: Callable[[], bool] | None = None
+    ) -> bool:
         """Schedule the next round (or finish the one still playing) and play its matches
-        here, exactly as a worker would (claim, run, one-transaction result)."""
+        here, exactly as a worker would (claim, run, one-transaction result). Returns False
+        when ``should_stop`` said so between two matches (the round is left playing; the
+        next call finishes it)."""
         scheduled = do_schedule_round(league, enqueue=False)
         rnd = (
             scheduled.round
@@ -330,6 +340,9 @@ class Command(BaseCommand):
                 break
             progressed = False
             for match in pending:
+                if should_stop is not None and should_stop():
+                    self.stdout.write(f"round {rnd.number}: stopped after {done} matches")
+                    return False
                 if match.not_before and match.not_before > timezone.now():
                     continue
                 outcome = play_match(match.pk)
@@ -342,6 +355,9 @@ class Command(BaseCommand):
                     progressed = True
                     self.stdout.write(f"  match {match.pk}: {outcome.value}")
             if not progressed:
+                if should_stop is not None and should_stop():
+                    self.stdout.write(f"round {rnd.number}: stopped after {done} matches")
+                    return False
                 time.sleep(0.5)  # held by a worker, or waiting for a no-show retry
         if not settings.CELERY_TASK_ALWAYS_EAGER:
             fit_batch_ratings(league.pk)  # in embedded mode the round's end already did
@@ -350,6 +366,7 @@ class Command(BaseCommand):
             f"round {rnd.number}: {rnd.status}, {total} matches in "
             f"{time.perf_counter() - started:.1f} s"
         )
+        return True
 
     def _describe(self, match_id: int) -> str:
         match = Match.objects.get(pk=match_id)
@@ -368,7 +385,7 @@ class Command(BaseCommand):
             f"after {match.turns} turns{change}"
         )
 
-    def _standings(self, league: League) -> None:
+    def print_standings(self, league: League) -> None:
         rows = standings(league)
         self.stdout.write("")
         self.stdout.write(f"Standings of {league.name}")

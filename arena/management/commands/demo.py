@@ -1,0 +1,471 @@
+"""``manage.py demo``: the whole arena in one process, as ``make demo`` runs it.
+
+Embedded mode (no ``REDIS_URL``) keeps the relay between match runners and the gateway in
+this process, so the gateway, the matches and the web site live here together:
+
+1. check that the web and gateway ports are free (and say so clearly if one is not);
+2. migrate, and create (or reuse) the ``admin`` user: a random password the first time,
+   kept in ``STATE_DIR/admin-password`` (git-ignored ``var/demo/``), printed every run;
+3. the demo league (house bots ``random``, ``greedy``, ``search-N``) plus ``sdk-heuristic``,
+   a remote bot played by the SDK's example ``HeuristicBot`` in a separate process that
+   connects to this process's gRPC gateway (its token is rotated every run);
+4. play rounds with one line per match, print the standings;
+5. make ``your-bot`` (owned by admin, in no league) with a fresh token and print the one
+   line a bot author runs to join; serve the site and the API (threaded WSGI server) while
+   a background thread plays a new demo round every ``--every`` seconds.
+
+Ctrl-C (or SIGTERM) stops it all: the background round stops between two matches (the
+next run finishes it), the SDK bot process is terminated, the gateway shuts down gracefully.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import os
+import secrets
+import signal
+import socket
+import socketserver
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, TextIO, cast
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.staticfiles.handlers import StaticFilesHandler
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.servers.basehttp import WSGIRequestHandler, WSGIServer
+from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections, connection
+
+from arena.gateway import DatabaseAuthenticator, Gateway, GatewayConfig, GatewayThread
+from arena.management.commands.league import QUIET_LOGGERS
+from arena.management.commands.league import Command as LeagueCommand
+from arena.management.commands.rungateway import split_address
+from arena.models import (
+    Bot,
+    BotKind,
+    Entry,
+    League,
+    LeagueStatus,
+    Match,
+    MatchStatus,
+    Participation,
+)
+from arena.relay.local import shared_relay
+from arena.services import bots as bot_services
+from arena.services import leagues as league_services
+
+log = logging.getLogger(__name__)
+
+ADMIN_USER = "admin"
+SDK_BOT = "sdk-heuristic"
+SDK_BOT_CLASS = "avenue_sdk.examples.heuristic_bot:HeuristicBot"
+YOUR_BOT = "your-bot"
+YOUR_BOT_CLASS = "avenue_sdk.examples.random_bot:RandomBot"
+
+
+class _ThreadedServer(socketserver.ThreadingMixIn, WSGIServer):
+    daemon_threads = True
+
+
+class _QuietHandler(WSGIRequestHandler):
+    """Django's request handler, logging only failed requests (the replay viewer polls)."""
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
+        status = str(args[1]) if len(args) > 1 else ""
+        if status[:1] in ("4", "5"):
+            super().log_message(format, *args)
+
+
+def _port_taken(host: str, port: int) -> bool:
+    """True when something listens on host:port. The probe sets SO_REUSEADDR (as the
+    servers do), so connections of a previous run in TIME_WAIT do not count, and not
+    SO_REUSEPORT, so any listener does."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return True
+    return False
+
+
+def _die_with_parent() -> None:
+    """In the SDK bot's process, between fork and exec: get SIGTERM when the demo process
+    dies, even by SIGKILL, so no bot is left reconnecting to nothing (Linux only)."""
+    if _PRCTL is not None:
+        _PRCTL(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+try:  # resolved here, not in the child: nothing may be loaded between fork and exec
+    _PRCTL: Any = ctypes.CDLL(None, use_errno=True).prctl if sys.platform == "linux" else None
+except (OSError, AttributeError):
+    _PRCTL = None
+
+
+class Command(BaseCommand):
+    help = (
+        "The whole arena in one process (embedded mode): migrate, admin user, demo league "
+        "with house bots and an SDK bot over gRPC, rounds, standings, then serve the site, "
+        "the API and the gateway until Ctrl-C."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--host", default="127.0.0.1", help="web and gateway interface")
+        parser.add_argument("--port", type=int, default=8000, help="the web site's port")
+        parser.add_argument(
+            "--gateway-port", type=int, help="the gateway's port (default: GATEWAY_ADDRESS's)"
+        )
+        parser.add_argument(
+            "--rounds", type=int, default=2, help="rounds to play before serving (0: none)"
+        )
+        parser.add_argument(
+            "--every",
+            type=float,
+            default=120.0,
+            help="seconds between the demo league's rounds while serving (0: no more rounds)",
+        )
+        parser.add_argument("--search-playouts", type=int, default=100)
+        parser.add_argument(
+            "--state-dir",
+            type=Path,
+            default=settings.VAR_DIR / "demo",
+            help="the admin password file and the SDK bot's log (default var/demo/)",
+        )
+        parser.add_argument(
+            "--no-sdk-bot", action="store_true", help="house bots only, no SDK bot process"
+        )
+
+    # ------------------------------------------------------------------ the run
+
+    def handle(self, *args: Any, **o: Any) -> None:
+        if not settings.ARENA_EMBEDDED:
+            raise CommandError(
+                "manage.py demo runs in embedded mode only: unset REDIS_URL. With Redis, run "
+                "the processes of docker-compose.yml (web, rungateway, workers, beat)."
+            )
+        if hasattr(sys.stdout, "reconfigure"):
+            sys.stdout.reconfigure(line_buffering=True)  # progress lines show at once in a pipe
+        if o["verbosity"] < 2:
+            for name in QUIET_LOGGERS:
+                logging.getLogger(name).setLevel(logging.WARNING)
+        host = o["host"]
+        gw_host, gw_port = split_address(settings.GATEWAY_ADDRESS)
+        gw_host = host if o["host"] != "127.0.0.1" else gw_host
+        if o["gateway_port"] is not None:
+            gw_port = o["gateway_port"]
+        if not 0 < gw_port < 65536 or not 0 < o["port"] < 65536:
+            raise CommandError("the web and gateway ports must be numbers from 1 to 65535")
+        self._check_ports(host, o["port"], gw_host, gw_port)
+        state_dir: Path = o["state_dir"]
+        state_dir.mkdir(parents=True, exist_ok=True)
+        # Ctrl-C and SIGTERM (docker stop, kill) stop it cleanly, also when started in the
+        # background by a shell, which leaves SIGINT ignored
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, _interrupt)
+
+        self._section("database")
+        call_command("migrate", interactive=False, verbosity=0)
+        self.stdout.write(f"migrated {self._database()}")
+        admin_line = self._admin(state_dir / "admin-password")
+
+        # the same output (an OutputWrapper around another adds nothing to a line ending in \n)
+        league_cmd = LeagueCommand(
+            stdout=cast(TextIO, self.stdout), stderr=cast(TextIO, self.stderr)
+        )
+        league = league_cmd.demo_league(o["search_playouts"])
+        gateway: GatewayThread | None = None
+        sdk: subprocess.Popen[bytes] | None = None
+        httpd: _ThreadedServer | None = None
+        stop = threading.Event()
+        rounds: threading.Thread | None = None
+        try:
+            # Bind the web port now, so nobody takes it while the rounds play; requests
+            # wait in the backlog until the server starts.
+            httpd = self._web_server(host, o["port"])
+            arena = f"{gw_host}:{gw_port}"
+            sdk_bot = None
+            if not o["no_sdk_bot"]:
+                # started before the gateway's threads exist (a clean fork); it retries
+                # until the gateway listens, a moment later
+                sdk_bot, sdk = self._start_sdk_bot(league, arena, state_dir / "sdk-bot.log")
+            gateway = self._gateway(gw_host, gw_port)
+            if sdk is not None and sdk_bot is not None:
+                self._wait_connected(sdk_bot, sdk, arena, state_dir / "sdk-bot.log")
+
+            if o["rounds"] > 0:
+                n = o["rounds"]
+                self._section(f"demo league: {n} round{'s' if n != 1 else ''}")
+                for _ in range(o["rounds"]):
+                    league_cmd.play_round(league, quiet=False)
+                league_cmd.print_standings(league)
+                if sdk is not None:
+                    self._sdk_summary()
+
+            token = self._your_bot()
+            if o["every"] > 0:
+                rounds = threading.Thread(
+                    target=self._keep_playing,
+                    args=(league_cmd, league, o["every"], stop),
+                    name="demo-rounds",
+                    daemon=True,
+                )
+            self._banner(host, o["port"], arena, admin_line, token, o["every"])
+            if rounds is not None:
+                rounds.start()
+            self.stdout.write("serving (Ctrl-C stops it)")
+            httpd.serve_forever(poll_interval=0.25)
+        except KeyboardInterrupt:
+            self.stdout.write("")
+            self.stdout.write("stopping (Ctrl-C again to skip waiting for the current match)")
+        finally:
+            stop.set()
+            if httpd is not None:
+                httpd.server_close()
+            if rounds is not None and rounds.is_alive():
+                try:
+                    rounds.join(60)
+                except KeyboardInterrupt:
+                    pass
+            if sdk is not None:
+                self._stop_sdk(sdk)
+            if gateway is not None:
+                gateway.stop()
+            self.stdout.write("stopped: web server, gateway and SDK bot")
+
+    # ------------------------------------------------------------------ steps
+
+    def _section(self, title: str) -> None:
+        self.stdout.write(f"\n---- {title} ----")
+
+    def _database(self) -> str:
+        db = settings.DATABASES["default"]
+        if db["ENGINE"].endswith("sqlite3"):
+            return f"SQLite {db['NAME']}"
+        return f"{db['ENGINE'].rsplit('.', 1)[-1]} {db.get('NAME', '')}"
+
+    def _check_ports(self, host: str, port: int, gw_host: str, gw_port: int) -> None:
+        taken = [
+            f"{what} port {p} on {h} is already in use"
+            for what, h, p in (("web", host, port), ("gateway", gw_host, gw_port))
+            if _port_taken(h, p)
+        ]
+        if port == gw_port and host == gw_host:
+            taken.append(f"the web site and the gateway cannot share port {port}")
+        if taken:
+            raise CommandError(
+                "; ".join(taken) + " (another `make demo`?). Stop it, or pick free ports: "
+                "make demo PORT=8080 GATEWAY_PORT=50052 "
+                "(manage.py demo --port 8080 --gateway-port 50052)."
+            )
+
+    def _admin(self, password_file: Path) -> str:
+        """Create the admin user with a random password the first time; print the stored
+        password every run while it is still the admin's (a password changed since, e.g.
+        in the admin, is left alone and not shown)."""
+        users = get_user_model()
+        user = users.objects.filter(username=ADMIN_USER).first()
+        stored = password_file.read_text().strip() if password_file.exists() else ""
+        if user is not None and stored and user.check_password(stored):
+            return f"user {ADMIN_USER}, password {stored}"
+        if user is not None:
+            self.stdout.write(
+                f"user {ADMIN_USER} exists with a password this command did not set: left "
+                f"alone (`manage.py changepassword {ADMIN_USER}` sets another)"
+            )
+            return f"user {ADMIN_USER}, your own password"
+        password = secrets.token_urlsafe(12)
+        users.objects.create_superuser(ADMIN_USER, "", password)
+        password_file.write_text(password + "\n")
+        password_file.chmod(0o600)
+        self.stdout.write(f"created superuser {ADMIN_USER} (password kept in {password_file})")
+        return f"user {ADMIN_USER}, password {password}"
+
+    def _web_server(self, host: str, port: int) -> _ThreadedServer:
+        try:
+            httpd = _ThreadedServer((host, port), _QuietHandler, ipv6=":" in host)
+        except OSError as exc:
+            raise CommandError(f"cannot listen on {host}:{port} for the web site: {exc}") from None
+        httpd.set_app(StaticFilesHandler(get_wsgi_application()))
+        return httpd
+
+    def _gateway(self, host: str, port: int) -> GatewayThread:
+        gateway = Gateway(GatewayConfig.from_settings(), shared_relay(), DatabaseAuthenticator())
+        thread = GatewayThread(gateway, f"{host}:{port}")
+        try:
+            thread.start()
+        except (OSError, TimeoutError) as exc:
+            raise CommandError(f"the gateway cannot listen on {host}:{port}: {exc}") from None
+        self.stdout.write(f"gateway listening on {host}:{thread.port}")
+        return thread
+
+    def _start_sdk_bot(
+        self, league: League, arena: str, log_path: Path
+    ) -> tuple[Bot, subprocess.Popen[bytes]]:
+        """Register the SDK bot (a fresh token every run), enter it, start its process."""
+        bot = Bot.objects.filter(name=SDK_BOT).first()
+        if bot is None:
+            bot, token = bot_services.create_bot(SDK_BOT)
+            assert token is not None
+        else:
+            if bot.kind != BotKind.REMOTE or not bot.active:
+                raise CommandError(f"bot {SDK_BOT} exists but is not an active remote bot")
+            token = bot_services.rotate_token(bot)
+        if not Entry.objects.filter(league=league, bot=bot, active=True).exists():
+            league_services.do_enter(league, bot)
+            self.stdout.write(f"entered remote bot {bot.name} in {league.name}")
+        self._section(f"SDK bot {SDK_BOT}: a separate process, over gRPC")
+        command = [sys.executable, "-m", "avenue_sdk", "run", SDK_BOT_CLASS, "--arena", arena]
+        env = {**os.environ, "AVENUE_TOKEN": token, "PYTHONUNBUFFERED": "1"}
+        with log_path.open("ab") as log_file:
+            proc = subprocess.Popen(
+                command,
+                cwd=settings.BASE_DIR,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=log_file,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # Ctrl-C reaches this process, which stops the bot
+                preexec_fn=_die_with_parent,  # noqa: PLW1509 - only a resolved prctl call
+            )
+        self.stdout.write(
+            f"started (pid {proc.pid}, log {log_path}): python -m avenue_sdk run "
+            f"{SDK_BOT_CLASS} --arena {arena} --token $AVENUE_TOKEN"
+        )
+        return bot, proc
+
+    def _wait_connected(
+        self, bot: Bot, proc: subprocess.Popen[bytes], arena: str, log_path: Path
+    ) -> None:
+        relay = shared_relay()
+        deadline = time.monotonic() + 30
+        while not relay.is_connected(str(bot.pk)):
+            if proc.poll() is not None:
+                tail = log_path.read_text(errors="replace").splitlines()[-15:]
+                raise CommandError(
+                    f"the SDK bot exited with code {proc.returncode} before connecting; the "
+                    f"end of {log_path}:\n  " + "\n  ".join(tail)
+                )
+            if time.monotonic() > deadline:
+                raise CommandError(
+                    f"the SDK bot did not connect to {arena} within 30 s; see {log_path}"
+                )
+            time.sleep(0.1)
+        self.stdout.write(f"{SDK_BOT} connected to the gateway")
+
+    def _stop_sdk(self, proc: subprocess.Popen[bytes]) -> None:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)  # the SDK closes its stream and exits
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+    def _sdk_summary(self) -> None:
+        parts = Participation.objects.filter(
+            bot__name=SDK_BOT, match__status=MatchStatus.FINISHED
+        ).exclude(latency_mean_ms=None)
+        n = parts.count()
+        if n:
+            mean = sum(p.latency_mean_ms or 0.0 for p in parts) / n
+            self.stdout.write(
+                f"{SDK_BOT} played {n} matches over gRPC, mean decision round trip "
+                f"{mean:.1f} ms (runner -> gateway -> bot process -> back)"
+            )
+
+    def _your_bot(self) -> str:
+        """``your-bot``, owned by admin and in no league (it never forfeits while away),
+        with a fresh token: only its hash is stored, so every run shows a new one."""
+        bot = Bot.objects.filter(name=YOUR_BOT).first()
+        if bot is None:
+            owner = get_user_model().objects.filter(username=ADMIN_USER).first()
+            bot, token = bot_services.create_bot(YOUR_BOT, owner=owner)
+            assert token is not None
+            return token
+        if bot.kind != BotKind.REMOTE:
+            raise CommandError(f"bot {YOUR_BOT} exists but is a house bot")
+        if not bot.active:
+            Bot.objects.filter(pk=bot.pk).update(active=True)
+        return bot_services.rotate_token(bot)
+
+    def _banner(
+        self, host: str, port: int, arena: str, admin: str, token: str, every: float
+    ) -> None:
+        site = f"http://{host}:{port}"
+        latest = (
+            Match.objects.filter(status=MatchStatus.FINISHED, participations__bot__name=SDK_BOT)
+            .order_by("-id")
+            .values_list("id", flat=True)
+            .first()
+            or Match.objects.filter(status=MatchStatus.FINISHED)
+            .order_by("-id")
+            .values_list("id", flat=True)
+            .first()
+        )
+        python = sys.executable
+        if python.startswith(str(settings.BASE_DIR) + os.sep):
+            python = os.path.relpath(python, settings.BASE_DIR)
+        self._section("Agent Avenue Arena is running")
+        rows = [
+            ("site", f"{site}/"),
+            ("replay", f"{site}/matches/{latest}/" if latest else f"{site}/matches/"),
+            ("API", f"{site}/api/leagues/   (docs {site}/api/docs/)"),
+            ("health", f"{site}/healthz"),
+            ("admin", f"{site}/admin/   {admin}"),
+            ("gateway", f"{arena}   (gRPC, where bots connect)"),
+        ]
+        for name, value in rows:
+            self.stdout.write(f"  {name:<8}{value}")
+        self.stdout.write("")
+        leagues = list(
+            Entry.objects.filter(bot__name=YOUR_BOT, active=True).values_list(
+                "league__name", flat=True
+            )
+        )
+        where = f"entered in {', '.join(leagues)}" if leagues else "in no league yet"
+        self.stdout.write(
+            f"Your bot: {YOUR_BOT} (owned by {ADMIN_USER}, {where}; enter it in a league at "
+            f"{site}/my/bots/{YOUR_BOT}/ after logging in). Its token, new this run:"
+        )
+        self.stdout.write(f"  {token}")
+        self.stdout.write(
+            "Join with this one line (from this folder; elsewhere `pip install ./sdk` and "
+            f"`python`, and your own module:Class instead of {YOUR_BOT_CLASS}):"
+        )
+        self.stdout.write(
+            f"  {python} -m avenue_sdk run {YOUR_BOT_CLASS} --arena {arena} --token {token}"
+        )
+        self.stdout.write("")
+        if every > 0:
+            self.stdout.write(f"A new round of the demo league starts every {every:g} s.")
+
+    def _keep_playing(
+        self, league_cmd: LeagueCommand, league: League, every: float, stop: threading.Event
+    ) -> None:
+        """Embedded mode has no beat and no workers: play a demo round every ``every`` s
+        (with any bot entered from the site since) until ``stop``."""
+        while not stop.wait(every):
+            try:
+                close_old_connections()
+                league.refresh_from_db()
+                if league.status != LeagueStatus.ACTIVE:
+                    continue
+                league_cmd.play_round(league, quiet=True, should_stop=stop.is_set)
+            except league_services.LeagueError as exc:
+                self.stdout.write(f"no round: {exc}")
+            except Exception:  # noqa: BLE001 - keep serving; the log has the details
+                log.exception("demo round failed")
+            finally:
+                connection.close()
