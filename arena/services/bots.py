@@ -112,14 +112,16 @@ def record_hello(bot_id: str, *, protocol_version: int, bot_version: str) -> Non
     history on the bot's page (``leaderboard.models.BotVersion``) gets it too."""
     from leaderboard.versions import record_version
 
+    # the bot chooses this string: PostgreSQL refuses NUL in text (found by fuzzing)
+    bot_version = bot_version.replace("\x00", "")[:100]
     now = timezone.now()
     known = Bot.objects.filter(pk=bot_id).update(
         protocol_version=protocol_version,
-        bot_version=bot_version[:100],
+        bot_version=bot_version,
         last_seen_at=now,
     )
     if known:
-        record_version(bot_id, bot_version[:100], protocol_version, now)
+        record_version(bot_id, bot_version, protocol_version, now)
 
 
 def record_seen(bot_id: str) -> None:
