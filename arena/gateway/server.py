@@ -92,7 +92,7 @@ class Gateway:
                 reason = f"the arena cannot reach its relay, try again later ({exc})"
                 session.close(grpc.StatusCode.UNAVAILABLE, reason, "unavailable")
             else:
-                session.send(self._welcome(session))
+                session.welcome(self._welcome(session))
                 tasks = [
                     asyncio.create_task(self._read(session, context)),
                     asyncio.create_task(self._heartbeat(session)),

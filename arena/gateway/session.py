@@ -79,6 +79,9 @@ class Session:
     loop_thread: int = 0
     last_rate_error: float = -1e9
     bucket: TokenBucket | None = None
+    #: deliveries that came before the Welcome was queued: the relay routes to a stream as
+    #: soon as it is attached, and the Welcome must still be the bot's first message
+    held: list[bytes] | None = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.loop_thread = threading.get_ident()  # sessions are made on the loop
@@ -114,7 +117,16 @@ class Session:
                 self.matches.discard(delivery.match_id)
                 for key in [k for k in self.outstanding if k[0] == delivery.match_id]:
                     del self.outstanding[key]
-        self.outbox.put_nowait(delivery.payload)
+        if self.held is not None:
+            self.held.append(delivery.payload)
+        else:
+            self.outbox.put_nowait(delivery.payload)
+
+    def welcome(self, payload: bytes) -> None:
+        """Queue the Welcome, then whatever was delivered before it."""
+        held, self.held = self.held or [], None
+        for item in [payload, *held]:
+            self.send(item)
 
     def send(self, payload: bytes) -> None:
         if self.closing is None:
