@@ -36,7 +36,15 @@ from leaderboard.reads import matches as match_reads
 from leaderboard.reads.bots import connected_now
 
 USERNAME = re.compile(r"[\w.@+-]{1,150}")
-ERRORS = {400: s.ErrorSerializer, 403: s.ErrorSerializer, 404: s.ErrorSerializer}
+#: every view may answer these (401: a bad API key, or none where one is needed)
+ERRORS = {
+    400: s.ErrorSerializer,
+    401: s.ErrorSerializer,
+    403: s.ErrorSerializer,
+    404: s.ErrorSerializer,
+}
+#: and the rate-limited ones 429 too
+THROTTLED = {**ERRORS, 429: s.ErrorSerializer}
 
 
 def _league_json(summary: league_reads.LeagueSummary) -> dict[str, Any]:
@@ -60,7 +68,10 @@ def _league_json(summary: league_reads.LeagueSummary) -> dict[str, Any]:
 
 
 class LeagueList(APIView):
-    @extend_schema(responses={200: s.LeagueSerializer(many=True)}, operation_id="leagues_list")
+    @extend_schema(
+        responses={200: s.LeagueSerializer(many=True), 401: s.ErrorSerializer},
+        operation_id="leagues_list",
+    )
     def get(self, request: Request) -> Response:
         return Response([_league_json(x) for x in league_reads.league_summaries()])
 
@@ -168,7 +179,7 @@ class BotList(APIView):
 
     @extend_schema(
         request=s.BotCreateSerializer,
-        responses={201: s.TokenSerializer, **ERRORS},
+        responses={201: s.TokenSerializer, **THROTTLED},
         description="Create a remote bot owned by you. The answer holds its token, once.",
     )
     def post(self, request: Request) -> Response:
@@ -198,14 +209,14 @@ class BotToken(APIView):
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "bot_tokens"
 
-    @extend_schema(request=None, responses={200: s.TokenSerializer, **ERRORS},
+    @extend_schema(request=None, responses={200: s.TokenSerializer, **THROTTLED},
                    description="A new token for your bot (the old one stops working).")
     def post(self, request: Request, name: str) -> Response:
         bot = svc.owned_bot(request.user, name)
         token = svc.do_rotate_token(request.user, bot)
         return Response({"bot": bot.name, "token": token, "token_prefix": bot.token_prefix})
 
-    @extend_schema(request=None, responses={204: None, **ERRORS},
+    @extend_schema(request=None, responses={204: None, **THROTTLED},
                    description="Revoke your bot's token: no new stream opens with it.")
     def delete(self, request: Request, name: str) -> Response:
         bot = svc.owned_bot(request.user, name)
@@ -330,7 +341,7 @@ class AuthToken(APIView):
 
     @extend_schema(
         request=s.CredentialsSerializer,
-        responses={201: s.ApiKeySerializer, **ERRORS},
+        responses={201: s.ApiKeySerializer, **THROTTLED},
         description="Trade a username and password for an API key (replacing any older "
         "one). Rate-limited.",
         auth=[],
@@ -348,7 +359,7 @@ class AuthToken(APIView):
         key = issue_api_key(user)
         return Response({"key": key, "prefix": key[:10]}, status=status.HTTP_201_CREATED)
 
-    @extend_schema(request=None, responses={204: None, **ERRORS},
+    @extend_schema(request=None, responses={204: None, **THROTTLED},
                    description="Revoke your API key.")
     def delete(self, request: Request) -> Response:
         if not request.user.is_authenticated:
