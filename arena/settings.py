@@ -38,6 +38,30 @@ else:
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", default=[])
 
+# ---------------------------------------------------------------- HTTPS
+
+#: the site is served only over HTTPS (by itself or behind a proxy that terminates TLS):
+#: plain-HTTP requests are redirected, cookies are sent over HTTPS only, HSTS is on. On by
+#: default in production (DEBUG=0); a stack served over plain HTTP turns it off explicitly.
+HTTPS_ONLY = env_bool("HTTPS_ONLY", default=not DEBUG)
+SECURE_SSL_REDIRECT = HTTPS_ONLY
+# container and load-balancer health probes speak plain HTTP to the process itself
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SESSION_COOKIE_SECURE = HTTPS_ONLY
+CSRF_COOKIE_SECURE = HTTPS_ONLY
+SECURE_HSTS_SECONDS = env_int(
+    "SECURE_HSTS_SECONDS", default=365 * 24 * 3600 if HTTPS_ONLY else 0, minimum=0
+)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=True)
+#: "preload" in the HSTS header consents to the browsers' preload list, a commitment for
+#: the whole registrable domain that takes months to undo: only on request
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", default=False)
+SILENCED_SYSTEM_CHECKS = [] if SECURE_HSTS_PRELOAD else ["security.W021"]
+#: behind a TLS-terminating proxy that sets X-Forwarded-Proto (and strips it from clients),
+#: so that Django knows which requests came in over HTTPS (else HTTPS_ONLY redirects loop)
+if env_bool("TRUST_X_FORWARDED_PROTO", default=False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
