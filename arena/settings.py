@@ -240,6 +240,9 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "EXCEPTION_HANDLER": "leaderboard.api.errors.exception_handler",
+    # throttles count by the peer address, never by a client's X-Forwarded-For (DRF's
+    # default trusts that header, and a made-up address per request escaped every limit)
+    "NUM_PROXIES": 0,
     "DEFAULT_THROTTLE_RATES": {
         # API token requests (they check a password) and bot token creation / rotation
         "auth": env_str("THROTTLE_AUTH", default="10/min"),
