@@ -4,11 +4,13 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from arena.views import healthz
-from leaderboard import errors
+from leaderboard import account_views, errors
 from leaderboard.account_views import LoginView
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    # before the admin's own urls: its log-in, rate-limited
+    path("admin/login/", account_views.admin_login),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

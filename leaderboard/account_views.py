@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.contrib import messages
+from django.contrib import admin, messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
@@ -43,6 +43,13 @@ class LoginView(auth_views.LoginView):
         return super().post(request, *args, **kwargs)
 
 
+def admin_login(request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
+    """The admin's log-in, sharing the site log-in's limit (one count per address)."""
+    if request.method == "POST" and over_limit("login", request):
+        return too_many(request)
+    return admin.site.login(request, extra_context)
+
+
 def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         if over_limit("signup", request):
@@ -72,6 +79,9 @@ def _shown_once(request: HttpRequest, bot: Any, token: str, what: str) -> HttpRe
 def my_bots(request: HttpRequest) -> HttpResponse:
     form = BotNameForm(request.POST or None)
     if request.method == "POST":
+        # a new bot is a new token: counted with rotations, like the API's bot_tokens
+        if over_limit("bot-token", request):
+            return too_many(request)
         if form.is_valid():
             try:
                 bot, token = svc.do_create_bot(request.user, form.cleaned_data["name"])
