@@ -197,6 +197,8 @@ def test_tokens_and_first_frames(arena: Arena, raw: pf.RawChannel) -> None:
     _, token = arena.bot("opener")
     seen: Counter[str] = Counter()
 
+    runs: Counter[str] = Counter()
+
     @settings(STREAMS, max_examples=60)
     @given(
         auth=st.sampled_from(["none", "scheme", "unknown", "valid", "valid", "valid"]),
@@ -208,6 +210,7 @@ def test_tokens_and_first_frames(arena: Arena, raw: pf.RawChannel) -> None:
         ),
     )
     def check(auth: str, scheme: str, bad_token: str, first: list[bytes]) -> None:
+        runs["examples"] += 1
         if auth == "none":
             metadata: list[tuple[str, str]] = []
         elif auth == "scheme":
@@ -235,6 +238,7 @@ def test_tokens_and_first_frames(arena: Arena, raw: pf.RawChannel) -> None:
         assert ex.status is grpc.StatusCode.OK, (ex.status, ex.details)
 
     check()
+    print(f"examples run: {runs['examples']}")
     print("outcomes:", dict(seen))
     for outcome in ("welcome", "hello_expected", "missing_token", "invalid_token"):
         assert seen[outcome], f"no example ended in {outcome}: {dict(seen)}"
@@ -247,9 +251,12 @@ def test_random_hellos(arena: Arena, raw: pf.RawChannel) -> None:
     refusal."""
     bot, token = arena.bot("greeter")
 
+    runs: Counter[str] = Counter()
+
     @settings(STREAMS, max_examples=50)
     @given(msg=pf.messages(pb.Hello), supported=st.booleans())
     def check(msg: pb.Hello, supported: bool) -> None:
+        runs["examples"] += 1
         if supported:
             msg.protocol_version = 1
         frame = pb.BotMessage(hello=msg).SerializeToString()
@@ -270,6 +277,7 @@ def test_random_hellos(arena: Arena, raw: pf.RawChannel) -> None:
         assert stored == msg.bot_version.replace("\x00", "")[:100]
 
     check()
+    print(f"examples run: {runs['examples']}")
     still_serving(arena, "after-hellos")
 
 
@@ -348,9 +356,12 @@ def test_frames_after_the_hello(arena: Arena, raw: pf.RawChannel) -> None:
     before = gateway_counts(arena)
     expected_counts: Counter[str] = Counter()
 
+    runs: Counter[str] = Counter()
+
     @settings(STREAMS, max_examples=80)
     @given(after=st.lists(pf.frames(), min_size=1, max_size=8))
     def check(after: list[bytes]) -> None:
+        runs["examples"] += 1
         ex = raw.exchange([hello(bot_version="chatter"), *after], token, timeout=CALL_TIMEOUT_S)
         ended_in_time(ex)
         assert ex.status is grpc.StatusCode.OK, (ex.status, ex.details)
@@ -359,6 +370,7 @@ def test_frames_after_the_hello(arena: Arena, raw: pf.RawChannel) -> None:
         assert [summary(m) for m in replies[1:]] == expected_replies(after, expected_counts)
 
     check()
+    print(f"examples run: {runs['examples']}")
     moved = gateway_counts(arena) - before
     assert moved["malformed"] == expected_counts["malformed"]
     assert moved["unknown_match"] == expected_counts["unknown_match"]
@@ -372,6 +384,8 @@ def test_oversized_frames(arena: Arena, raw: pf.RawChannel) -> None:
     _, token = arena.bot("bigmouth")
     limit = arena.gateway.config.max_message_bytes
 
+    runs: Counter[str] = Counter()
+
     @settings(STREAMS, max_examples=20)
     @given(
         size=st.integers(limit + 1, 4 * limit),
@@ -379,6 +393,7 @@ def test_oversized_frames(arena: Arena, raw: pf.RawChannel) -> None:
         garbage=st.booleans(),
     )
     def check(size: int, said_hello: bool, garbage: bool) -> None:
+        runs["examples"] += 1
         if garbage:
             big = bytes([0xFF]) * size
         else:  # a well-formed Hello, just too long
@@ -390,6 +405,7 @@ def test_oversized_frames(arena: Arena, raw: pf.RawChannel) -> None:
         assert set(ex.kinds()) <= {"welcome", "ping"}
 
     check()
+    print(f"examples run: {runs['examples']}")
     still_serving(arena, "after-oversized")
 
 
@@ -416,9 +432,12 @@ def test_a_misbehaving_bot_in_a_match(
     patient = TimeControl(decision_ms=5_000, bank_ms=0)
     tally: Counter[str] = Counter()
 
+    runs: Counter[str] = Counter()
+
     @settings(STREAMS, max_examples=30, deadline=timedelta(seconds=20))
     @given(data=st.data(), seed=st.integers(1, 10_000))
     def check(data: st.DataObject, seed: int) -> None:
+        runs["examples"] += 1
         stream = raw.open(token, timeout=60)
         futures: list[Future[MatchResult]] = []
         try:
@@ -504,6 +523,7 @@ def test_a_misbehaving_bot_in_a_match(
         assert bystander.drops.stale == 0 and bystander.drops.foreign == 0
 
     check()
+    print(f"examples run: {runs['examples']}")
     print("scripted:", dict(tally))
     still_serving(arena, "after-match-fuzz", keep=frozenset({"bystander"}))
 
