@@ -242,15 +242,25 @@ class RedisGatewayRelay(GatewayRelay):
                 backoff = 0.1
             except (redis.RedisError, OSError) as exc:
                 # Deliveries published meanwhile are lost; their runners time out or fail
-                # on Redis themselves. Resubscribe every bot we still hold.
+                # on Redis themselves. Resubscribe every bot we still hold, until it works:
+                # a pubsub whose SUBSCRIBE failed subscribes to nothing, and its
+                # get_message() just waits without an error, so the bots would be
+                # unreachable for good while their streams stay open.
                 logger.error("relay listener lost Redis (%s); reconnecting in %.1fs", exc, backoff)
-                await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, 5.0)
-                try:
-                    await self._pubsub.aclose()
-                    await self._subscribe_all()
-                except (redis.RedisError, OSError):
-                    pass
+                while True:
+                    await asyncio.sleep(backoff)
+                    backoff = min(backoff * 2, 5.0)
+                    try:
+                        await self._pubsub.aclose()
+                        await self._subscribe_all()
+                        break
+                    except (redis.RedisError, OSError) as again:
+                        logger.error(
+                            "relay listener cannot resubscribe (%s); retrying in %.1fs",
+                            again,
+                            backoff,
+                        )
+                logger.warning("relay listener back: %d bots resubscribed", len(self._routes))
                 continue
             if message is not None:
                 self._dispatch(message["channel"].decode(), message["data"])

@@ -4,6 +4,9 @@ the runner's wait that drops and counts what it was not waiting for."""
 from __future__ import annotations
 
 import asyncio
+import shutil
+import socket
+import subprocess
 import threading
 import time
 from collections.abc import Coroutine, Iterator
@@ -11,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import pytest
+import redis
 from django.conf import settings
 
 from arena.relay.base import (
@@ -149,3 +153,60 @@ def test_a_new_run_of_a_match_starts_with_an_empty_inbox(relays: Pair) -> None:
     relays.loop.run(gateway.send_inbound(Inbound(InboundKind.ACTION, "7", "m2", 1, b"late")))
     runner.open_match("m2")
     assert runner.await_answer("m2", "7", 1, time.monotonic() + 0.1, DropCounts()) is None
+
+
+def _redis_server(port: int) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+         "--appendonly", "no", "--daemonize", "no"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    client = redis.Redis(port=port, socket_connect_timeout=0.2)
+    try:
+        wait_for(lambda: _pings(client), 10, "redis-server to start")
+    finally:
+        client.close()
+    return proc
+
+
+def _pings(client: redis.Redis) -> bool:
+    try:
+        return bool(client.ping())
+    except redis.RedisError:
+        return False
+
+
+@pytest.mark.services
+def test_a_gateway_resubscribes_its_bots_after_redis_was_down_a_while() -> None:
+    """Regression (found by tests/reliability/test_faults_under_load.py): Redis down for
+    longer than the listener's first retry left the gateway subscribed to nothing, for good;
+    its bots' streams stayed open but no runner could reach them."""
+    if shutil.which("redis-server") is None:
+        pytest.fail("needs the redis-server binary (this test restarts a Redis of its own)")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"redis://127.0.0.1:{port}/0"
+    server = _redis_server(port)
+    loop = LoopThread()
+    gateway = RedisGatewayRelay(url, "restart")
+    runner = RedisRunnerRelay(url, "restart")
+    try:
+        loop.run(gateway.start())
+        sink = Sink()
+        loop.run(gateway.attach("7", sink, 1))
+        assert runner.is_connected("7")
+        server.terminate()
+        server.wait(10)
+        time.sleep(1.5)  # several of the listener's retries fail
+        server = _redis_server(port)
+        wait_for(lambda: runner.is_connected("7"), 15, "the gateway to resubscribe bot 7")
+        started = Delivery(DeliveryKind.STARTED, "m1", 0, b"again")
+        assert runner.deliver("7", started)
+        wait_for(lambda: sink.deliveries == [started], 5, "the delivery")
+    finally:
+        loop.run(gateway.stop())
+        runner.close()
+        loop.close()
+        server.kill()
+        server.wait(10)
