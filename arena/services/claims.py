@@ -106,7 +106,8 @@ def do_claim_match(match_id: int, worker: str) -> Claim | None:
 
 class LeaseHeartbeat:
     """Extends the lease every third of its length while a game runs (a long game must
-    not look like a dead worker). Uses its own database connection and closes it."""
+    not look like a dead worker). Uses its own database connection, closed after each
+    extension."""
 
     def __init__(self, claim: Claim) -> None:
         self.claim = claim
@@ -129,6 +130,9 @@ class LeaseHeartbeat:
                 kept = Match.objects.filter(self.claim.mine()).update(
                     lease_expires_at=timezone.now() + _lease()
                 )
+                # not held between beats: one per running match would exhaust PostgreSQL's
+                # connections on a worker playing dozens of matches at once
+                connection.close()
                 if not kept:
                     self.lost = True
                     logger.error(

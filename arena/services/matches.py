@@ -27,6 +27,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from django.db import connection
+
 from arena.models import (
     League,
     Match,
@@ -99,6 +101,11 @@ def play_match(
     parts = list(match.participations.select_related("bot").order_by("seat"))
     retries_left = match.no_show_retries < league.no_show_retries
     relay = None
+    # The game needs no database and may last minutes: give the connection back until the
+    # result is written, so that a worker playing many matches at once (threads pool)
+    # holds one only while it claims and writes (PostgreSQL's max_connections).
+    if not connection.in_atomic_block:
+        connection.close()
     try:
         with LeaseHeartbeat(claim):
             if RULESETS[league.ruleset].version != league.ruleset_version:
