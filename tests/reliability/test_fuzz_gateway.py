@@ -9,12 +9,13 @@ misbehaving bot finishes with the fault its answer deserves, and another bot's m
 untouched. After each test the health service still says SERVING and a well-behaved SDK
 bot plays a whole match.
 
-Example counts are kept small (the whole file runs in well under a minute);
-``--hypothesis-show-statistics`` prints them.
+Example counts are kept small (the whole file runs in well under a minute; each test
+prints how many it ran, see ``-s``); ``ARENA_FUZZ_SCALE=10`` runs ten times as many.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 import uuid
@@ -55,6 +56,8 @@ from tests.reliability import protofuzz as pf
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
 RANDOM = "avenue_sdk.examples.random_bot:RandomBot"
+#: ARENA_FUZZ_SCALE=N multiplies every example count, for a longer run by hand
+SCALE = int(os.environ.get("ARENA_FUZZ_SCALE", "1"))
 #: what any stream may take at most, refusals included; far above the normal few ms
 CALL_TIMEOUT_S = 10.0
 MAX_CONCURRENT = 16  # GatewayConfig's default cap
@@ -172,7 +175,7 @@ def still_serving(arena: Arena, name: str, keep: frozenset[str] = frozenset()) -
 # ---------------------------------------------------------------- the deserializer itself
 
 
-@settings(max_examples=300, deadline=timedelta(milliseconds=500), database=None)
+@settings(max_examples=300 * SCALE, deadline=timedelta(milliseconds=500), database=None)
 @given(data=st.one_of(st.binary(max_size=512), pf.truncated(pf.serialized_bot_messages())))
 def test_the_deserializer_never_raises(data: bytes) -> None:
     """Whatever bytes arrive, the gateway's deserializer returns a message or an
@@ -199,7 +202,7 @@ def test_tokens_and_first_frames(arena: Arena, raw: pf.RawChannel) -> None:
 
     runs: Counter[str] = Counter()
 
-    @settings(STREAMS, max_examples=60)
+    @settings(STREAMS, max_examples=60 * SCALE)
     @given(
         auth=st.sampled_from(["none", "scheme", "unknown", "valid", "valid", "valid"]),
         scheme=SCHEMES,
@@ -253,7 +256,7 @@ def test_random_hellos(arena: Arena, raw: pf.RawChannel) -> None:
 
     runs: Counter[str] = Counter()
 
-    @settings(STREAMS, max_examples=50)
+    @settings(STREAMS, max_examples=50 * SCALE)
     @given(msg=pf.messages(pb.Hello), supported=st.booleans())
     def check(msg: pb.Hello, supported: bool) -> None:
         runs["examples"] += 1
@@ -358,7 +361,7 @@ def test_frames_after_the_hello(arena: Arena, raw: pf.RawChannel) -> None:
 
     runs: Counter[str] = Counter()
 
-    @settings(STREAMS, max_examples=80)
+    @settings(STREAMS, max_examples=80 * SCALE)
     @given(after=st.lists(pf.frames(), min_size=1, max_size=8))
     def check(after: list[bytes]) -> None:
         runs["examples"] += 1
@@ -386,7 +389,7 @@ def test_oversized_frames(arena: Arena, raw: pf.RawChannel) -> None:
 
     runs: Counter[str] = Counter()
 
-    @settings(STREAMS, max_examples=20)
+    @settings(STREAMS, max_examples=20 * SCALE)
     @given(
         size=st.integers(limit + 1, 4 * limit),
         said_hello=st.booleans(),
@@ -434,7 +437,7 @@ def test_a_misbehaving_bot_in_a_match(
 
     runs: Counter[str] = Counter()
 
-    @settings(STREAMS, max_examples=30, deadline=timedelta(seconds=20))
+    @settings(STREAMS, max_examples=30 * SCALE, deadline=timedelta(seconds=20))
     @given(data=st.data(), seed=st.integers(1, 10_000))
     def check(data: st.DataObject, seed: int) -> None:
         runs["examples"] += 1
