@@ -24,7 +24,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from arena.models import Bot, BotKind, League, MatchStatus
+from arena.models import Bot, BotKind, League
 from arena.services import owned_bots as svc
 from leaderboard import replays
 from leaderboard.api import serializers as s
@@ -37,6 +37,9 @@ from leaderboard.reads.bots import connected_now
 
 USERNAME = re.compile(r"[\w.@+-]{1,150}")
 ERRORS = {400: s.ErrorSerializer, 403: s.ErrorSerializer, 404: s.ErrorSerializer}
+#: endpoints that need a user: also 401 (no credentials), 409 (refused in this state)
+AUTH_ERRORS = {**ERRORS, 401: s.ErrorSerializer, 409: s.ErrorSerializer}
+THROTTLED = {429: s.ErrorSerializer}
 
 
 def _league_json(summary: league_reads.LeagueSummary) -> dict[str, Any]:
@@ -79,12 +82,7 @@ class LeagueDetail(APIView):
 
 class LeagueStandings(APIView):
     @extend_schema(
-        parameters=[
-            OpenApiParameter(
-                "sort", str, description="rank (default), bot, owner, rating, batch, games, "
-                "wins, losses, forfeits; a leading '-' reverses",
-            )
-        ],
+        parameters=[s.StandingsQuery],
         responses={200: s.StandingsSerializer, **ERRORS},
     )  # fmt: skip
     def get(self, request: Request, slug: str) -> Response:
@@ -147,11 +145,7 @@ class BotList(APIView):
         return []
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter("owner", str, description="only this user's bots"),
-            OpenApiParameter("page", int),
-            OpenApiParameter("page_size", int),
-        ],
+        parameters=[s.BotListQuery],
         responses={200: s.BotPageSerializer, **ERRORS},
         operation_id="bots_list",
     )
@@ -168,7 +162,7 @@ class BotList(APIView):
 
     @extend_schema(
         request=s.BotCreateSerializer,
-        responses={201: s.TokenSerializer, **ERRORS},
+        responses={201: s.TokenSerializer, **AUTH_ERRORS, **THROTTLED},
         description="Create a remote bot owned by you. The answer holds its token, once.",
     )
     def post(self, request: Request) -> Response:
@@ -198,14 +192,14 @@ class BotToken(APIView):
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "bot_tokens"
 
-    @extend_schema(request=None, responses={200: s.TokenSerializer, **ERRORS},
+    @extend_schema(request=None, responses={200: s.TokenSerializer, **AUTH_ERRORS, **THROTTLED},
                    description="A new token for your bot (the old one stops working).")
     def post(self, request: Request, name: str) -> Response:
         bot = svc.owned_bot(request.user, name)
         token = svc.do_rotate_token(request.user, bot)
         return Response({"bot": bot.name, "token": token, "token_prefix": bot.token_prefix})
 
-    @extend_schema(request=None, responses={204: None, **ERRORS},
+    @extend_schema(request=None, responses={204: None, **AUTH_ERRORS, **THROTTLED},
                    description="Revoke your bot's token: no new stream opens with it.")
     def delete(self, request: Request, name: str) -> Response:
         bot = svc.owned_bot(request.user, name)
@@ -216,7 +210,8 @@ class BotToken(APIView):
 class BotEntries(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=s.EntrySerializer, responses={201: s.EntryResultSerializer, **ERRORS})
+    @extend_schema(request=s.EntrySerializer,
+                   responses={201: s.EntryResultSerializer, **AUTH_ERRORS})
     def post(self, request: Request, name: str) -> Response:
         bot = svc.owned_bot(request.user, name)
         data = s.EntrySerializer(data=request.data)
@@ -232,7 +227,7 @@ class BotEntries(APIView):
 class BotEntry(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=None, responses={200: s.EntryResultSerializer, **ERRORS})
+    @extend_schema(request=None, responses={200: s.EntryResultSerializer, **AUTH_ERRORS})
     def delete(self, request: Request, name: str, slug: str) -> Response:
         bot = svc.owned_bot(request.user, name)
         league = svc.find_league(slug)
@@ -242,21 +237,10 @@ class BotEntry(APIView):
 
 # ------------------------------------------------------------------ matches
 
-MATCH_FILTERS = [
-    OpenApiParameter("league", str, description="league slug"),
-    OpenApiParameter("bot", str, description="bot name: matches it played in"),
-    OpenApiParameter("status", str, enum=MatchStatus.values),
-    OpenApiParameter("round", int, description="round number (with league)"),
-    OpenApiParameter("finished_after", str, description="date or ISO date-time, inclusive"),
-    OpenApiParameter("finished_before", str, description="date or ISO date-time, inclusive"),
-    OpenApiParameter("before", int, description="match id to continue below (from `next`)"),
-    OpenApiParameter("limit", int, description=f"1-{match_reads.MAX_LIMIT}, default "
-                     f"{match_reads.DEFAULT_LIMIT}"),
-]  # fmt: skip
 
 
 class MatchList(APIView):
-    @extend_schema(parameters=MATCH_FILTERS, responses={200: s.MatchPageSerializer, **ERRORS},
+    @extend_schema(parameters=[s.MatchQuery], responses={200: s.MatchPageSerializer, **ERRORS},
                    description="Newest first; follow `next` for older matches.",
                    operation_id="matches_list")
     def get(self, request: Request) -> Response:
@@ -305,13 +289,7 @@ class MatchReplay(APIView):
 
 class MatchFrames(APIView):
     @extend_schema(
-        parameters=[
-            OpenApiParameter(
-                "perspective", str,
-                description="seat:N, spectator (default) or omniscient; a match being played "
-                "offers the spectator only",
-            )
-        ],
+        parameters=[s.FramesQuery],
         responses={200: s.ViewerSerializer, **ERRORS},
         description="The replay viewer's frames, re-simulated through the referee.",
     )  # fmt: skip
@@ -330,7 +308,7 @@ class AuthToken(APIView):
 
     @extend_schema(
         request=s.CredentialsSerializer,
-        responses={201: s.ApiKeySerializer, **ERRORS},
+        responses={201: s.ApiKeySerializer, **ERRORS, **THROTTLED},
         description="Trade a username and password for an API key (replacing any older "
         "one). Rate-limited.",
         auth=[],
@@ -348,7 +326,7 @@ class AuthToken(APIView):
         key = issue_api_key(user)
         return Response({"key": key, "prefix": key[:10]}, status=status.HTTP_201_CREATED)
 
-    @extend_schema(request=None, responses={204: None, **ERRORS},
+    @extend_schema(request=None, responses={204: None, **AUTH_ERRORS, **THROTTLED},
                    description="Revoke your API key.")
     def delete(self, request: Request) -> Response:
         if not request.user.is_authenticated:
@@ -360,7 +338,7 @@ class AuthToken(APIView):
 class Me(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses={200: s.MeSerializer, **ERRORS})
+    @extend_schema(responses={200: s.MeSerializer, **AUTH_ERRORS})
     def get(self, request: Request) -> Response:
         bots = list(_bots_with_ratings().filter(owner_id=request.user.pk).order_by("name"))
         presence = connected_now([b.pk for b in bots])
