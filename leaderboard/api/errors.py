@@ -47,7 +47,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, ReplayUnavailable):
         return Response(_body(str(exc), exc.code), status=exc.status)
     if isinstance(exc, (BotError, LeagueError)):
-        return Response(_body(str(exc), "refused"), status=status.HTTP_400_BAD_REQUEST)
+        # the request is well formed but the state refuses it (name taken, already
+        # entered, league closed, ...)
+        return Response(_body(str(exc), "refused"), status=status.HTTP_409_CONFLICT)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound(str(exc) or "not found")
     elif isinstance(exc, PermissionDenied):

@@ -196,3 +196,52 @@ class ViewerSerializer(serializers.Serializer):
     seat_names = serializers.ListField(child=serializers.CharField())
     agents = serializers.DictField(child=serializers.CharField())
     frames = serializers.ListField(child=serializers.DictField())
+
+
+# ------------------------------------------------------------------ query parameters (schema)
+
+SORTS = ["rank", "bot", "owner", "rating", "batch", "games", "wins", "losses", "forfeits"]
+
+
+class StandingsQuery(serializers.Serializer):
+    sort = serializers.ChoiceField(
+        choices=SORTS + [f"-{k}" for k in SORTS], required=False,
+        help_text="a column; a leading '-' reverses its natural order",
+    )  # fmt: skip
+
+
+class FramesQuery(serializers.Serializer):
+    perspective = serializers.RegexField(
+        r"^(spectator|omniscient|seat:[0-9])$", required=False,
+        help_text="seat:N, spectator (default) or omniscient; a match being played offers "
+        "the spectator only",
+    )  # fmt: skip
+
+
+class BotListQuery(serializers.Serializer):
+    owner = serializers.RegexField(r"^[\w.@+-]{1,150}$", required=False,
+                                   help_text="only this user's bots")
+    page = serializers.IntegerField(min_value=1, max_value=10**6, required=False)
+    page_size = serializers.IntegerField(min_value=1, max_value=200, required=False)
+
+
+class MatchQuery(serializers.Serializer):
+    league = serializers.RegexField(r"^[-a-zA-Z0-9_]{1,80}$", required=False,
+                                    help_text="league slug")
+    bot = serializers.RegexField(r"^[A-Za-z0-9._-]{1,64}$", required=False,
+                                 help_text="bot name: the matches it played in")
+    status = serializers.ChoiceField(choices=MatchStatus.choices, required=False)
+    round = serializers.IntegerField(min_value=1, max_value=10**9, required=False,
+                                     help_text="round number")
+    finished_after = serializers.RegexField(
+        r"^[1-9][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])$", required=False,
+        help_text="a date (inclusive); ISO date-times are accepted too",
+    )
+    finished_before = serializers.RegexField(
+        r"^[1-9][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])$", required=False,
+        help_text="a date (inclusive); ISO date-times are accepted too",
+    )
+    before = serializers.IntegerField(min_value=1, max_value=2**63 - 1, required=False,
+                                      help_text="continue below this match id (from `next`)")
+    limit = serializers.IntegerField(min_value=1, max_value=200, required=False,
+                                     help_text="matches per page, default 50")

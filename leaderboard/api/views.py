@@ -24,7 +24,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from arena.models import Bot, BotKind, League, MatchStatus
+from arena.models import Bot, BotKind, League
 from arena.services import owned_bots as svc
 from leaderboard import replays
 from leaderboard.api import serializers as s
@@ -43,6 +43,8 @@ ERRORS = {
     403: s.ErrorSerializer,
     404: s.ErrorSerializer,
 }
+#: endpoints that act for a user may also be refused in the current state (409)
+AUTH_ERRORS = {**ERRORS, 409: s.ErrorSerializer}
 #: and the rate-limited ones 429 too
 THROTTLED = {**ERRORS, 429: s.ErrorSerializer}
 
@@ -90,12 +92,7 @@ class LeagueDetail(APIView):
 
 class LeagueStandings(APIView):
     @extend_schema(
-        parameters=[
-            OpenApiParameter(
-                "sort", str, description="rank (default), bot, owner, rating, batch, games, "
-                "wins, losses, forfeits; a leading '-' reverses",
-            )
-        ],
+        parameters=[s.StandingsQuery],
         responses={200: s.StandingsSerializer, **ERRORS},
     )  # fmt: skip
     def get(self, request: Request, slug: str) -> Response:
@@ -158,11 +155,7 @@ class BotList(APIView):
         return []
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter("owner", str, description="only this user's bots"),
-            OpenApiParameter("page", int),
-            OpenApiParameter("page_size", int),
-        ],
+        parameters=[s.BotListQuery],
         responses={200: s.BotPageSerializer, **ERRORS},
         operation_id="bots_list",
     )
@@ -179,7 +172,7 @@ class BotList(APIView):
 
     @extend_schema(
         request=s.BotCreateSerializer,
-        responses={201: s.TokenSerializer, **THROTTLED},
+        responses={201: s.TokenSerializer, **AUTH_ERRORS, **THROTTLED},
         description="Create a remote bot owned by you. The answer holds its token, once.",
     )
     def post(self, request: Request) -> Response:
@@ -209,14 +202,14 @@ class BotToken(APIView):
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "bot_tokens"
 
-    @extend_schema(request=None, responses={200: s.TokenSerializer, **THROTTLED},
+    @extend_schema(request=None, responses={200: s.TokenSerializer, **AUTH_ERRORS, **THROTTLED},
                    description="A new token for your bot (the old one stops working).")
     def post(self, request: Request, name: str) -> Response:
         bot = svc.owned_bot(request.user, name)
         token = svc.do_rotate_token(request.user, bot)
         return Response({"bot": bot.name, "token": token, "token_prefix": bot.token_prefix})
 
-    @extend_schema(request=None, responses={204: None, **THROTTLED},
+    @extend_schema(request=None, responses={204: None, **AUTH_ERRORS, **THROTTLED},
                    description="Revoke your bot's token: no new stream opens with it.")
     def delete(self, request: Request, name: str) -> Response:
         bot = svc.owned_bot(request.user, name)
@@ -227,7 +220,8 @@ class BotToken(APIView):
 class BotEntries(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=s.EntrySerializer, responses={201: s.EntryResultSerializer, **ERRORS})
+    @extend_schema(request=s.EntrySerializer,
+                   responses={201: s.EntryResultSerializer, **AUTH_ERRORS})
     def post(self, request: Request, name: str) -> Response:
         bot = svc.owned_bot(request.user, name)
         data = s.EntrySerializer(data=request.data)
@@ -243,7 +237,7 @@ class BotEntries(APIView):
 class BotEntry(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=None, responses={200: s.EntryResultSerializer, **ERRORS})
+    @extend_schema(request=None, responses={200: s.EntryResultSerializer, **AUTH_ERRORS})
     def delete(self, request: Request, name: str, slug: str) -> Response:
         bot = svc.owned_bot(request.user, name)
         league = svc.find_league(slug)
@@ -253,21 +247,10 @@ class BotEntry(APIView):
 
 # ------------------------------------------------------------------ matches
 
-MATCH_FILTERS = [
-    OpenApiParameter("league", str, description="league slug"),
-    OpenApiParameter("bot", str, description="bot name: matches it played in"),
-    OpenApiParameter("status", str, enum=MatchStatus.values),
-    OpenApiParameter("round", int, description="round number (with league)"),
-    OpenApiParameter("finished_after", str, description="date or ISO date-time, inclusive"),
-    OpenApiParameter("finished_before", str, description="date or ISO date-time, inclusive"),
-    OpenApiParameter("before", int, description="match id to continue below (from `next`)"),
-    OpenApiParameter("limit", int, description=f"1-{match_reads.MAX_LIMIT}, default "
-                     f"{match_reads.DEFAULT_LIMIT}"),
-]  # fmt: skip
 
 
 class MatchList(APIView):
-    @extend_schema(parameters=MATCH_FILTERS, responses={200: s.MatchPageSerializer, **ERRORS},
+    @extend_schema(parameters=[s.MatchQuery], responses={200: s.MatchPageSerializer, **ERRORS},
                    description="Newest first; follow `next` for older matches.",
                    operation_id="matches_list")
     def get(self, request: Request) -> Response:
@@ -316,13 +299,7 @@ class MatchReplay(APIView):
 
 class MatchFrames(APIView):
     @extend_schema(
-        parameters=[
-            OpenApiParameter(
-                "perspective", str,
-                description="seat:N, spectator (default) or omniscient; a match being played "
-                "offers the spectator only",
-            )
-        ],
+        parameters=[s.FramesQuery],
         responses={200: s.ViewerSerializer, **ERRORS},
         description="The replay viewer's frames, re-simulated through the referee.",
     )  # fmt: skip
@@ -341,7 +318,7 @@ class AuthToken(APIView):
 
     @extend_schema(
         request=s.CredentialsSerializer,
-        responses={201: s.ApiKeySerializer, **THROTTLED},
+        responses={201: s.ApiKeySerializer, **ERRORS, **THROTTLED},
         description="Trade a username and password for an API key (replacing any older "
         "one). Rate-limited.",
         auth=[],
@@ -359,7 +336,7 @@ class AuthToken(APIView):
         key = issue_api_key(user)
         return Response({"key": key, "prefix": key[:10]}, status=status.HTTP_201_CREATED)
 
-    @extend_schema(request=None, responses={204: None, **THROTTLED},
+    @extend_schema(request=None, responses={204: None, **AUTH_ERRORS, **THROTTLED},
                    description="Revoke your API key.")
     def delete(self, request: Request) -> Response:
         if not request.user.is_authenticated:
@@ -371,7 +348,7 @@ class AuthToken(APIView):
 class Me(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses={200: s.MeSerializer, **ERRORS})
+    @extend_schema(responses={200: s.MeSerializer, **AUTH_ERRORS})
     def get(self, request: Request) -> Response:
         bots = list(_bots_with_ratings().filter(owner_id=request.user.pk).order_by("name"))
         presence = connected_now([b.pk for b in bots])

@@ -78,7 +78,7 @@ def test_api_bot_lifecycle_and_someone_elses_bot() -> None:
     assert entered.status_code == 201
     again = alice.post("/api/bots/alice-bot/entries/", {"league": league.slug},
                        content_type="application/json")
-    assert again.status_code == 400 and "already entered" in again.json()["error"]
+    assert again.status_code == 409 and "already entered" in again.json()["error"]
     assert alice.delete(f"/api/bots/alice-bot/entries/{league.slug}/").status_code == 200
     rotated = alice.post("/api/bots/alice-bot/token/")
     assert rotated.status_code == 200
