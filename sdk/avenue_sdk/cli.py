@@ -71,5 +71,9 @@ def main(argv: list[str] | None = None) -> int:
         log_dir=args.log_dir,
         transcript=args.transcript,
     )
-    signal.signal(signal.SIGTERM, lambda *_: client.stop())
+    # Ctrl-C and SIGTERM both end the stream cleanly: stop() cancels the call, the read loop
+    # ends and the process exits. (A KeyboardInterrupt raised wherever the main thread
+    # happens to be, possibly deep inside gRPC, could leave the process hanging at exit.)
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: client.stop())
     return client.run()
