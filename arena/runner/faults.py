@@ -9,6 +9,8 @@ from types import MappingProxyType
 
 from django.db import models
 
+from avenue_sdk.protocol import faults as protocol
+
 
 class FaultCause(models.TextChoices):
     """Why a seat failed. Bot faults only: infrastructure failures raise instead
@@ -26,6 +28,12 @@ class FaultCause(models.TextChoices):
     NO_SHOW = "no_show", "no-show"
     #: an in-process (house) bot raised an exception
     CRASH = "crash", "crash"
+
+
+# The protocol's causes (avenue_sdk.protocol.faults, Django-free, which the conversions and
+# the SDK's local arena use) and these database choices must be the same set.
+if {(c.value, c.label) for c in FaultCause} != {(c.value, c.label) for c in protocol.FaultCause}:
+    raise RuntimeError("arena FaultCause and avenue_sdk.protocol.faults.FaultCause disagree")
 
 
 class FaultAction(enum.Enum):
