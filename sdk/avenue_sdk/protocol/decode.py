@@ -74,9 +74,7 @@ def observation_of(msg: pb.Observation, *, history: bool = True) -> Observation:
         raise ValueError("an observation describes exactly two teams")
     in_play = (_counts(teams[0].in_play), _counts(teams[1].in_play))
     ongoing = (frozenset(_bm(teams[0].ongoing)), frozenset(_bm(teams[1].ongoing)))
-    effects = tuple(
-        frozenset(_BOARD_EFFECT_FROM[n] for n in team.effects_used) for team in teams
-    )
+    effects = tuple(frozenset(_BOARD_EFFECT_FROM[n] for n in team.effects_used) for team in teams)
     captains = tuple(msg.captains)
     return Observation(
         config=config_of(msg.config),
