@@ -107,3 +107,13 @@ def test_local_and_arena_send_the_same_requests(
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert outcome.result is not None
     assert summary["wins"] == (1 if outcome.result.winner == 0 else 0)
+
+
+@pytest.mark.parametrize("spec", ["avenue_sdk.house:GreedyBot", "search"])
+def test_house_bots_run_on_an_arena_as_sdk_bots(arena: Arena, spec: str) -> None:
+    """`python -m avenue_sdk run avenue_sdk.house:GreedyBot` (or just `run search`)."""
+    arena.sdk_bot("sparring", spec)
+    config = GameConfig.for_seats(2, "advanced")
+    outcome = arena.play([arena.remote("sparring"), HouseSeat("random", 3)], config, seed=8)
+    assert outcome.status == MatchStatus.FINISHED and not outcome.faults
+    assert outcome.seats[0].decisions > 0
