@@ -56,6 +56,8 @@ class Outcome:
     won: bool
     reason: str
     turns: int
+    #: the bot's team moved first in this game
+    first: bool
     #: (whose, cause, detail): whose is "bot" or "opponent"
     fault: tuple[str, str, str] | None
     latencies: tuple[float, ...]
@@ -114,6 +116,7 @@ class _Worker:
             game.result.winner == team,
             game.result.reason.value,
             game.result.turns,
+            game.record.config.first_team == team,
             fault,
             latencies,
         )
@@ -151,6 +154,8 @@ class Summary:
     wins: int = 0
     #: team -> (games, wins) of the bot under test on that team
     by_team: dict[int, list[int]] = field(default_factory=lambda: {0: [0, 0], 1: [0, 0]})
+    #: moving first (True) or second -> (games, wins)
+    by_order: dict[bool, list[int]] = field(default_factory=lambda: {True: [0, 0], False: [0, 0]})
     reasons: Counter[str] = field(default_factory=Counter)
     faults: Counter[tuple[str, str]] = field(default_factory=Counter)
     fault_examples: dict[tuple[str, str], str] = field(default_factory=dict)
@@ -162,6 +167,8 @@ class Summary:
         self.wins += o.won
         self.by_team[o.team][0] += 1
         self.by_team[o.team][1] += o.won
+        self.by_order[o.first][0] += 1
+        self.by_order[o.first][1] += o.won
         self.reasons[o.reason] += 1
         if o.fault is not None:
             key = (o.fault[0], o.fault[1])
@@ -181,6 +188,10 @@ class Summary:
             "wilson95": [low, high],
             "elo": [e, e_low, e_high],
             "by_team": {"AB"[t]: {"games": g, "wins": w} for t, (g, w) in self.by_team.items()},
+            "by_order": {
+                ("first" if first else "second"): {"games": g, "wins": w}
+                for first, (g, w) in self.by_order.items()
+            },
             "end_reasons": dict(self.reasons),
             "faults": [
                 {
@@ -214,6 +225,12 @@ class Summary:
             + "   ".join(
                 f"as {'AB'[t]}: {w}/{g}" + (f" ({100 * w / g:.1f}%)" if g else "")
                 for t, (g, w) in self.by_team.items()
+            ),
+            "  by order    "
+            + "   ".join(
+                f"moving {'first' if first else 'second'}: {w}/{g}"
+                + (f" ({100 * w / g:.1f}%)" if g else "")
+                for first, (g, w) in self.by_order.items()
             ),
             "  end reasons " + ", ".join(f"{r} {c}" for r, c in self.reasons.most_common()),
         ]
