@@ -167,7 +167,9 @@ def _play(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     summary = runner.run(setup, args.games, args.jobs, progress=not args.quiet)
+    if summary.interrupted:
+        print("\ninterrupted: the figures cover the games played so far", file=sys.stderr)
     print(summary.report())
     if args.json is not None:
         runner.dump(summary, args.json)
-    return 0
+    return 130 if summary.interrupted else 0

@@ -4,6 +4,7 @@ figures it reports, its faults (the arena's causes), its replays and its bad inp
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -113,3 +114,29 @@ def test_bad_input_is_a_clear_error_not_a_traceback(tmp_path: Path) -> None:
         out = play(*args, cwd=tmp_path)
         assert out.returncode == 2, out.stdout
         assert words in out.stderr and "Traceback" not in out.stderr
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_the_run_and_reports_the_games_played(tmp_path: Path) -> None:
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "avenue_sdk", "play", "search", "greedy", "--games", "500",
+         "--jobs", "2", "--seed", "1", "--json", str(tmp_path / "s.json")],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stderr is not None
+        header = proc.stderr.readline()
+        assert "500 games" in header, header
+        first = proc.stderr.readline()  # the progress line after the first game
+        assert "1/500 games" in first, first
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+    assert proc.returncode == 130, err
+    assert "(interrupted)" in out and "Traceback" not in err
+    s = json.loads((tmp_path / "s.json").read_text())
+    assert s["interrupted"] is True and 1 <= s["games"] < 500

@@ -11,11 +11,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
 import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -125,8 +126,11 @@ class _Worker:
 _worker: _Worker | None = None
 
 
-def _init(setup: Setup) -> None:
+def _init(setup: Setup, worker_process: bool = False) -> None:
     global _worker
+    if worker_process:
+        # Ctrl-C is the parent's to handle: it stops the run and reports what was played
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     _worker = _Worker(setup)
 
 
@@ -136,14 +140,21 @@ def _play_one(index: int) -> Outcome:
 
 
 def outcomes(setup: Setup, games: int, jobs: int = 1) -> Iterator[Outcome]:
-    """Play ``games`` games on ``jobs`` processes; outcomes as they finish."""
+    """Play ``games`` games on ``jobs`` processes; outcomes as they finish (in any order)."""
     if jobs <= 1:
         _init(setup)
         for i in range(games):
             yield _play_one(i)
         return
-    with ProcessPoolExecutor(jobs, initializer=_init, initargs=(setup,)) as pool:
-        yield from pool.map(_play_one, range(games), chunksize=max(1, min(16, games // (8 * jobs))))
+    pool = ProcessPoolExecutor(jobs, initializer=_init, initargs=(setup, True))
+    # one future per game (not map's chunks): results stream in, and on Ctrl-C only the
+    # games being played are waited for
+    pending = [pool.submit(_play_one, i) for i in range(games)]
+    try:
+        for future in as_completed(pending):
+            yield future.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 @dataclass
@@ -161,6 +172,8 @@ class Summary:
     fault_examples: dict[tuple[str, str], str] = field(default_factory=dict)
     latencies: list[float] = field(default_factory=list)
     elapsed_s: float = 0.0
+    #: stopped by Ctrl-C before every game was played
+    interrupted: bool = False
 
     def add(self, o: Outcome) -> None:
         self.games += 1
@@ -208,6 +221,7 @@ class Summary:
             else 0.0,
             "decision_ms_p99": stats.percentile(self.latencies, 0.99),
             "elapsed_s": self.elapsed_s,
+            "interrupted": self.interrupted,
         }
 
     def report(self) -> str:
@@ -217,7 +231,8 @@ class Summary:
         e, e_low, e_high = (x + 0.0 for x in stats.elo_interval(self.wins, n))
         pct = 100 * self.wins / n if n else 0.0
         lines = [
-            f"{self.bot} vs {self.opponent}: {n} games in {self.elapsed_s:.1f} s",
+            f"{self.bot} vs {self.opponent}: {n} games in {self.elapsed_s:.1f} s"
+            + (" (interrupted)" if self.interrupted else ""),
             f"  wins        {self.wins} / {n} = {pct:.1f}%   95% CI [{100 * low:.1f}%, "
             f"{100 * high:.1f}%] (Wilson)",
             f"  Elo diff    {e:+.0f}   95% CI [{e_low:+.0f}, {e_high:+.0f}]",
@@ -285,10 +300,16 @@ def run(setup: Setup, games: int, jobs: int = 1, progress: bool = True) -> Summa
     summary = Summary(setup.bot, setup.opponent)
     bar = Progress(games) if progress else None
     started = time.monotonic()
-    for outcome in outcomes(setup, games, jobs):
-        summary.add(outcome)
-        if bar is not None:
-            bar.update(summary.games, summary.wins)
+    played = outcomes(setup, games, jobs)
+    try:
+        for outcome in played:
+            summary.add(outcome)
+            if bar is not None:
+                bar.update(summary.games, summary.wins)
+    except KeyboardInterrupt:
+        summary.interrupted = True
+    finally:
+        played.close()
     summary.elapsed_s = time.monotonic() - started
     return summary
 
