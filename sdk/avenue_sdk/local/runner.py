@@ -15,7 +15,7 @@ import signal
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -139,7 +139,7 @@ def _play_one(index: int) -> Outcome:
     return _worker.game(index)
 
 
-def outcomes(setup: Setup, games: int, jobs: int = 1) -> Iterator[Outcome]:
+def outcomes(setup: Setup, games: int, jobs: int = 1) -> Generator[Outcome, None, None]:
     """Play ``games`` games on ``jobs`` processes; outcomes as they finish (in any order)."""
     if jobs <= 1:
         _init(setup)
