@@ -50,40 +50,85 @@ export const MOVES: Record<string, [number, number, number]> = {
   AGENT_SIDEKICK: [4, 4, 4],
   AGENT_MOLE: [-3, -3, -3],
 };
-/** What a third Codebreaker (a win) or a third Daredevil (a loss) is worth. */
-const WIN = 20;
-/** Roughly what an unseen card is worth to whoever recruits it. */
-const AVERAGE = 1;
+/** Copies of each agent in the 38-card deck (rules section 1). */
+export const COPIES: Record<string, number> = {
+  AGENT_DOUBLE_AGENT: 6,
+  AGENT_ENFORCER: 6,
+  AGENT_CODEBREAKER: 6,
+  AGENT_SABOTEUR: 6,
+  AGENT_DAREDEVIL: 6,
+  AGENT_SENTINEL: 6,
+  AGENT_SIDEKICK: 1,
+  AGENT_MOLE: 1,
+};
+/** A won (or lost) game, in spaces: more than any move. */
+const WIN = 100;
 
-export function inPlay(obs: Observation, team: number, agent: EnumValue): number {
-  return obs.teams[team].in_play.filter((c) => c.agent === agent).reduce((n, c) => n + c.count, 0);
+function count(cards: { agent: EnumValue; count: number }[], agent: EnumValue): number {
+  return cards.filter((c) => c.agent === agent).reduce((n, c) => n + c.count, 0);
 }
 
-/** How good recruiting `agent` right now is for `team`: its move, or a win/loss. */
-export function value(obs: Observation, team: number, agent: EnumValue): number {
-  const moves = MOVES[String(agent)];
-  if (moves === undefined) return 0;
-  const copies = inPlay(obs, team, agent) + 1;
-  let score = moves[Math.min(copies, 3) - 1];
-  if (copies >= 3 && agent === "AGENT_CODEBREAKER") score += WIN;
-  if (copies >= 3 && agent === "AGENT_DAREDEVIL") score -= WIN;
-  return score;
+export function inPlay(obs: Observation, team: number, agent: EnumValue): number {
+  return count(obs.teams[team].in_play, agent);
+}
+
+/**
+ * The end step (rules section 4) after `team` recruits `ours` and the other team
+ * `theirs`, seen from `team`: WIN or -WIN when the game ends, else how many spaces the
+ * turn gains on the opponent. Black Market effects are ignored.
+ */
+export function outcome(obs: Observation, team: number, ours: EnumValue, theirs: EnumValue): number {
+  const other = 1 - team;
+  const copies = (t: number, agent: EnumValue) => inPlay(obs, t, agent) + 1;
+  const move = (t: number, agent: EnumValue) => MOVES[String(agent)]?.[Math.min(copies(t, agent), 3) - 1] ?? 0;
+  const mine = move(team, ours);
+  const theirsMove = move(other, theirs);
+  // The gap is the clockwise distance from team A's meeple to team B's (section 2).
+  const gap = obs.gap - (team === 0 ? mine - theirsMove : theirsMove - mine);
+  const wins = (t: number, agent: EnumValue, otherAgent: EnumValue): boolean =>
+    (t === 0 ? gap <= 0 : gap >= 14) ||
+    (agent === "AGENT_CODEBREAKER" && copies(t, agent) >= 3) ||
+    (otherAgent === "AGENT_DAREDEVIL" && copies(1 - t, otherAgent) >= 3);
+  const weWin = wins(team, ours, theirs);
+  const theyWin = wins(other, theirs, ours);
+  if (weWin && theyWin) return obs.active_team === team ? WIN : -WIN;
+  if (weWin) return WIN;
+  if (theyWin) return -WIN;
+  return mine - theirsMove;
+}
+
+/** The agents this seat has not seen, with how many copies of each: any of them may be
+ * the card offered face down. */
+export function unseen(obs: Observation): [EnumValue, number][] {
+  return Object.entries(COPIES)
+    .map(([agent, copies]): [EnumValue, number] => {
+      const seen =
+        count(obs.hand, agent) +
+        count(obs.discards, agent) +
+        inPlay(obs, 0, agent) +
+        inPlay(obs, 1, agent) +
+        (obs.offer_up === agent ? 1 : 0);
+      return [agent, Math.max(0, copies - seen)];
+    })
+    .filter(([, n]) => n > 0);
 }
 
 function best(request: DecisionRequest, score: (choice: Choice) => number): number {
   let index = 0;
-  request.legal.forEach((choice, i) => {
-    if (score(choice) > score(request.legal[index])) index = i;
+  const scores = request.legal.map(score);
+  scores.forEach((s, i) => {
+    if (s > scores[index]) index = i;
   });
   return index;
 }
 
 /**
- * Values each card by how far it moves its recruiter now (a third Codebreaker wins, a
- * third Daredevil loses). Plays the pair that leaves it furthest ahead whichever card
- * the opponent takes; recruits the face-up card when it is worth more to both teams
- * together than two unseen cards (so it also takes a card it must not hand over, like
- * the opponent's third Codebreaker); discards the Mole. Anything else: the first choice.
+ * Judges a turn by where it leaves the two meeples: a catch, a third Codebreaker (a
+ * win) or a third Daredevil (a loss) outweighs any move. Plays the pair whose worse case
+ * (the opponent takes the card that hurts us more) is best; recruits the side that is
+ * better on average over the cards it has not seen (so it does not hand over the
+ * opponent's third Codebreaker, nor gamble a hidden card when a third Daredevil would
+ * lose); discards the Mole. Anything else: the first legal choice.
  */
 export function heuristicBot(): Bot {
   return {
@@ -103,22 +148,23 @@ export function heuristicBot(): Bot {
           return best(request, (c) => {
             const up = c.play?.face_up ?? 0;
             const down = c.play?.face_down ?? 0;
-            const theyTakeUp = value(obs, us, down) - value(obs, them, up);
-            const theyTakeDown = value(obs, us, up) - value(obs, them, down);
-            return (theyTakeUp + theyTakeDown) / 2;
+            return Math.min(outcome(obs, us, down, up), outcome(obs, us, up, down));
           });
         case "DECISION_KIND_PLAY_FACE_UP":
         case "DECISION_KIND_PLAY_FACE_DOWN":
-          // Team play: one card each; keep the ones good for us and bad for them.
+          // Team play: one card each; keep the ones worth more to us than to them.
           return best(request, (c) => {
             const card = c.play_face_up?.card ?? c.play_face_down?.card ?? 0;
-            return value(obs, us, card) - value(obs, them, card);
+            return outcome(obs, us, card, 0) - outcome(obs, them, card, 0);
           });
         case "DECISION_KIND_RECRUIT": {
-          // Taking the face-up card gives them the hidden one, and the other way round.
           const up = obs.offer_up;
-          const takeUp = value(obs, us, up) + value(obs, them, up) >= 2 * AVERAGE;
-          const side = takeUp ? "SIDE_FACE_UP" : "SIDE_FACE_DOWN";
+          const hidden = unseen(obs);
+          const total = hidden.reduce((n, [, k]) => n + k, 0) || 1;
+          const mean = (f: (agent: EnumValue) => number) => hidden.reduce((s, [a, k]) => s + k * f(a), 0) / total;
+          const takeUp = mean((down) => outcome(obs, us, up, down));
+          const takeDown = mean((down) => outcome(obs, us, down, up));
+          const side = takeUp >= takeDown ? "SIDE_FACE_UP" : "SIDE_FACE_DOWN";
           const index = request.legal.findIndex((c) => c.recruit?.side === side);
           return index >= 0 ? index : 0;
         }
