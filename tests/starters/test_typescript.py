@@ -223,3 +223,20 @@ def test_a_refused_token_stops_it_with_a_clear_message(arena: Arena, starter: li
     assert code == 2, process.output()
     assert "refused the bot (UNAUTHENTICATED)" in process.output()
     assert "reconnecting" not in process.output()
+
+
+def test_the_starters_own_unit_tests_pass(starter: list[str]) -> None:
+    """``npm test``: node's test runner over starters/typescript/test/ (the heuristic's
+    choices, and a zero choice_index encoded through the real proto-loader setup)."""
+    done = subprocess.run(
+        [_tool("npm"), "test", "--silent"],
+        cwd=STARTER,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    passed = re.search(r"^# pass (\d+)$", done.stdout, re.MULTILINE)
+    assert passed is not None and int(passed.group(1)) >= 7, done.stdout
+    assert re.search(r"^# fail 0$", done.stdout, re.MULTILINE), done.stdout
