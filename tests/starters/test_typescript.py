@@ -20,10 +20,17 @@ import pytest
 from django.conf import settings
 
 from arena.models import Bot
-from arena.runner import HouseSeat, MatchResult, MatchStatus, TimeControl
+from arena.runner import FaultCause, HouseSeat, MatchResult, MatchStatus, TimeControl
 from referee import EndReason, GameConfig
 from referee.replay import validate
-from tests.protocol.harness import Arena, BotProcess, bot_env, running_arena, wait_for
+from tests.protocol.harness import (
+    Arena,
+    Background,
+    BotProcess,
+    bot_env,
+    running_arena,
+    wait_for,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 STARTER = ROOT / "starters" / "typescript"
@@ -212,6 +219,52 @@ def test_it_reconnects_when_the_gateway_comes_back(
     finally:
         process.stop()
     assert process.proc.returncode == 0, process.output()
+
+
+def test_a_newer_stream_supersedes_it_and_gets_the_old_streams_match_end(
+    arena: Arena, starter: list[str], tmp_path: Path
+) -> None:
+    """The old process stops for good (exit 2); the match it was in ends with its
+    DISCONNECT, and that MatchEnded goes to the new stream, which never saw the match
+    start (docs/protocol.md, match ids)."""
+    bot, token = arena.bot("ts-twin")
+    old = ts_bot(arena, starter, "ts-twin", "--bot", "random", token=token)
+    marker = tmp_path / "sleeper-deciding"
+    arena.sdk_bot(
+        "sleeper",
+        "tests.protocol.testbots:SleepyBot",
+        env={"AVENUE_TEST_SLEEP": "1.0", "AVENUE_TEST_MARKER": str(marker)},
+    )
+    background = Background()
+    try:
+        future = background.run(
+            arena.play,
+            [arena.remote("ts-twin"), arena.remote("sleeper")],
+            time_control=TimeControl(decision_ms=10_000, bank_ms=30_000),
+        )
+        wait_for(marker.exists, 60, "the match to be under way")
+        (tmp_path / "new").mkdir()
+        new_log = tmp_path / "new" / "ts-twin.log"
+        with open(new_log, "w") as out:
+            proc = subprocess.Popen(
+                [*starter, "--arena", arena.address, "--token", token, "--bot", "random"],
+                cwd=STARTER,
+                env=bot_env(),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+        new = BotProcess("ts-twin (new)", proc, new_log)
+        arena.processes.append(new)
+        outcome = future.result(timeout=60)
+    finally:
+        background.close()
+    assert [(f.seat, f.cause) for f in outcome.faults] == [(0, FaultCause.DISCONNECT)]
+    assert old.proc.wait(30) == 2, old.output()
+    assert "another connection of this bot took over" in old.output()
+    wait_logged(new, f"match {outcome.match_id} ended, seat 0 (started on an earlier stream): ")
+    assert f"match {outcome.match_id} started" not in new.output()
+    assert arena.relay.is_connected(str(bot.pk)), new.output()
 
 
 def test_a_refused_token_stops_it_with_a_clear_message(arena: Arena, starter: list[str]) -> None:
