@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from arena.gateway import GatewayConfig
 from arena.models import Bot
 from arena.runner import FaultCause, HouseSeat, MatchResult, MatchStatus, TimeControl
 from referee import EndReason, GameConfig
@@ -197,6 +198,19 @@ def test_two_seats_of_a_team_match_on_one_stream(arena: Arena, starter: list[str
     assert_clean_finish(outcome, process, {0, 2})
     assert process.output().count(f"match {outcome.match_id} started: seat") == 2
     assert process.stop() == 0, process.output()  # SIGINT
+
+
+@pytest.mark.parametrize(("asked", "granted"), [(0, 1), (99, 16)])
+def test_welcome_states_the_default_limits(
+    tmp_path: Path, transactional_db: None, starter: list[str], asked: int, granted: int
+) -> None:
+    """A gateway with its default settings, as docs/protocol.md states them: a ping every
+    10 s; Hello.max_concurrent_matches 0 counts as 1, and the value is capped at 16."""
+    if not settings.REDIS_URL:
+        pytest.fail("these tests need a real Redis: run them through `make test`")
+    with running_arena(tmp_path, GatewayConfig.from_settings()) as arena:
+        process = ts_bot(arena, starter, f"ts-wants-{asked}", "--max-matches", str(asked))
+        wait_logged(process, f"up to {granted} matches at once, heartbeat every 10 s")
 
 
 def test_it_reconnects_when_the_gateway_comes_back(
