@@ -78,7 +78,11 @@ def starter() -> list[str]:
         )
     digest = hashlib.sha256((STARTER / "package-lock.json").read_bytes()).hexdigest()
     if not STAMP.exists() or STAMP.read_text().strip() != digest:
-        _run([npm, "ci", "--no-audit", "--no-fund"], "npm ci in starters/typescript", 600)
+        _run(
+            [npm, "ci", "--prefer-offline", "--no-audit", "--no-fund"],
+            "npm ci in starters/typescript",
+            600,
+        )
         STAMP.write_text(digest + "\n")
     _run([npm, "run", "--silent", "build"], "npm run build in starters/typescript", 300)
     return [node, str(STARTER / "dist" / "src" / "main.js")]
@@ -133,6 +137,10 @@ def asked(outcome: MatchResult, seats: set[int]) -> int:
 
 
 def assert_clean_finish(outcome: MatchResult, process: BotProcess, seats: set[int]) -> None:
+    # MatchEnded is sent as the runner returns, and the bot logs each answer just after
+    # sending it: once it has logged the end, every answer of the match is in its log.
+    for seat in seats:
+        wait_logged(process, f"match {outcome.match_id} ended, seat {seat}: ")
     output = process.output()
     assert outcome.status == MatchStatus.FINISHED, output
     assert not outcome.faults, (outcome.faults, output)
@@ -143,8 +151,6 @@ def assert_clean_finish(outcome: MatchResult, process: BotProcess, seats: set[in
     logged = answers(process, outcome.match_id)
     assert len(logged) == asked(outcome, seats) == sum(r.decisions for r in reports), output
     assert outcome.drops.stale == outcome.drops.foreign == 0
-    for seat in seats:  # MatchEnded is sent as the runner returns: it may still be on its way
-        wait_logged(process, f"match {outcome.match_id} ended, seat {seat}: ")
 
 
 def wait_logged(process: BotProcess, text: str, timeout: float = 30) -> None:
@@ -182,7 +188,7 @@ def test_a_full_match_against_a_house_bot(
 
 def test_two_seats_of_a_team_match_on_one_stream(arena: Arena, starter: list[str]) -> None:
     process = ts_bot(arena, starter, "ts-team", "--bot", "heuristic", "--max-matches", "2")
-    assert "up to 2 matches at once" in process.output()
+    wait_logged(process, "up to 2 matches at once")
     seats = [
         arena.remote("ts-team"),
         HouseSeat("greedy", 1),
