@@ -57,6 +57,7 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=200, help="games per bot")
     parser.add_argument("--opponent", default="greedy", help="house bot spec")
     parser.add_argument("--mode", default="simple", choices=["simple", "advanced"])
+    parser.add_argument("--ts-bot", default="heuristic", help="the starter's --bot")
     args = parser.parse_args()
     main_js = STARTER / "dist" / "src" / "main.js"
     node = shutil.which("node")
@@ -74,7 +75,7 @@ def main() -> int:
     from referee import GameConfig
 
     bots = {
-        "ts-heuristic": ("1", [node, str(main_js), "--bot", "heuristic"]),
+        f"ts-{args.ts_bot}": ("1", [node, str(main_js), "--bot", args.ts_bot]),
         "sdk-heuristic": (
             "2",
             [sys.executable, "-m", "avenue_sdk", "run"]
@@ -153,8 +154,8 @@ def main() -> int:
             f"{pct(lat, 0.5):>8.3f}{pct(lat, 0.9):>8.3f}{pct(lat, 0.99):>8.3f}"
             f"{statistics.fmean(lat):>8.3f}{n / row.seconds:>9.1f}"
         )
-    ts_p50 = statistics.median(rows["ts-heuristic"].latencies)
-    print(f"median round trip, ts-heuristic / sdk-heuristic: {ts_p50 / base:.2f}x")
+    ts_p50 = statistics.median(rows[f"ts-{args.ts_bot}"].latencies)
+    print(f"median round trip, ts-{args.ts_bot} / sdk-heuristic: {ts_p50 / base:.2f}x")
     return 0
 
 
