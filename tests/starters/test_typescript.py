@@ -103,17 +103,21 @@ def ts_bot(
     *args: str,
     token: str | None = None,
     wait: bool = True,
+    via_env: bool = False,
 ) -> BotProcess:
     """Run the starter as bot ``name`` (created unless ``token`` is given), logging
-    every decision."""
+    every decision; the address and token as flags, or ``via_env`` as AVENUE_ARENA and
+    AVENUE_TOKEN."""
     if token is None:
         _, token = arena.bot(name)
     log = arena.tmp / f"{name}.log"
+    where = ["--arena", arena.address, "--token", token]
+    env = bot_env(AVENUE_ARENA=arena.address, AVENUE_TOKEN=token) if via_env else bot_env()
     with open(log, "w") as out:
         proc = subprocess.Popen(
-            [*starter, "--arena", arena.address, "--token", token, "--verbose", *args],
+            [*starter, *([] if via_env else where), "--verbose", *args],
             cwd=STARTER,
-            env=bot_env(),
+            env=env,
             stdout=out,
             stderr=subprocess.STDOUT,
             text=True,
@@ -222,11 +226,14 @@ def test_welcome_states_the_default_limits(
 def test_it_reconnects_when_the_gateway_comes_back(
     tmp_path: Path, transactional_db: None, starter: list[str]
 ) -> None:
+    """The gateway stops (``shutting_down``, UNAVAILABLE): the bot, given its address and
+    token in AVENUE_ARENA / AVENUE_TOKEN, retries with backoff until a gateway listens on
+    that address again, then plays there."""
     if not settings.REDIS_URL:
         pytest.fail("these tests need a real Redis: run them through `make test`")
     with running_arena(tmp_path / "first") as first:
         (tmp_path / "first").mkdir()
-        process = ts_bot(first, starter, "ts-again", "--bot", "random")
+        process = ts_bot(first, starter, "ts-again", "--bot", "random", via_env=True)
         first.processes.remove(process)  # it must outlive this gateway
         port = first.port
     try:
