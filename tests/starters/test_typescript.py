@@ -38,11 +38,12 @@ STARTER = ROOT / "starters" / "typescript"
 #: written into node_modules after a successful ``npm ci``: the lockfile it came from
 STAMP = STARTER / "node_modules" / ".installed-from-lockfile.sha256"
 INSTALL_HELP = (
-    "The TypeScript starter's tests need Node.js 18 or newer and npm on PATH. Install them "
+    "The TypeScript starter's tests need Node.js 18.3 or newer and npm on PATH. Install them "
     "(Debian/Ubuntu: `apt-get install nodejs npm`; elsewhere: https://nodejs.org/), then run "
     "`make test` again."
 )
-NODE_MAJOR_MIN = 18
+#: util.parseArgs, which the starter uses, came with Node 18.3
+NODE_MIN = (18, 3)
 
 
 def _tool(name: str) -> str:
@@ -70,8 +71,8 @@ def starter() -> list[str]:
     """The command that runs the built starter: ``node dist/src/main.js``."""
     node, npm = _tool("node"), _tool("npm")
     version = subprocess.run([node, "--version"], capture_output=True, text=True, check=False)
-    major = re.match(r"v(\d+)\.", version.stdout.strip())
-    if major is None or int(major.group(1)) < NODE_MAJOR_MIN:
+    found = re.match(r"v(\d+)\.(\d+)\.", version.stdout.strip())
+    if found is None or (int(found.group(1)), int(found.group(2))) < NODE_MIN:
         pytest.fail(
             f"node {version.stdout.strip() or '(unknown version)'} is too old. {INSTALL_HELP}",
             pytrace=False,
