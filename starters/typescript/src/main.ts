@@ -75,8 +75,11 @@ async function main(): Promise<number> {
     console.error(`error: ${(err as Error).message}`);
     return 2;
   }
+  let signalled = false;
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.on(signal, () => {
+      if (signalled) process.exit(130); // a second Ctrl-C: do not wait for the stream
+      signalled = true;
       console.log(`${new Date().toISOString()} ${signal}: closing the connection`);
       client.stop();
     });
