@@ -14,6 +14,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from arena.env import env_bool, env_int, env_list, env_str
+from avenue_sdk.viewer import STATIC_DIR as VIEWER_STATIC_DIR
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -221,6 +222,9 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
+# The replay viewer's script and stylesheet ship with the SDK (``avenue_sdk.viewer``), so
+# ``python -m avenue_sdk view`` and the site show replays with the same files.
+STATICFILES_DIRS = [VIEWER_STATIC_DIR]
 # Filled by `manage.py collectstatic` (the Docker image does it at build time) and served
 # by WhiteNoise; made here so WhiteNoise does not warn before the first collectstatic.
 STATIC_ROOT = VAR_DIR / "static"

@@ -1,11 +1,15 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.templatetags.static import static
+from django.urls import include, path, re_path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from arena.views import healthz
 from leaderboard import account_views, errors
 from leaderboard.account_views import LoginView
+
+FAVICON = "leaderboard/favicon.svg"
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
@@ -19,6 +23,9 @@ urlpatterns = [
     path("accounts/login/", LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", include("leaderboard.urls")),
+    path("favicon.ico", RedirectView.as_view(url=static(FAVICON), permanent=True)),
+    # last: every unknown address gets the friendly 404 (JSON under /api/), DEBUG or not
+    re_path(r"^(?P<path>.*)$", errors.not_found_anywhere),
 ]
 
 # JSON under /api/, an error page elsewhere (leaderboard.errors)

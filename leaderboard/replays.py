@@ -26,8 +26,8 @@ from django.db.models.functions import Cast
 
 from arena.models import Match, MatchReplay, MatchStatus
 from arena.services.matches import game_config
-from leaderboard.frames import SPECTATOR, Perspective, PerspectiveError, parse_perspective
-from leaderboard.frames import viewer_payload as build_payload
+from avenue_sdk.viewer.frames import SPECTATOR, Perspective, PerspectiveError, parse_perspective
+from avenue_sdk.viewer.frames import viewer_payload as build_payload
 from referee import new_game
 from referee.replay import ReplayError, from_json, record_game
 

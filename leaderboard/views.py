@@ -14,13 +14,15 @@ from django.utils.functional import SimpleLazyObject
 from arena.models import BotKind, League, Match, MatchStatus, Round
 from leaderboard import replays
 from leaderboard.reads import bots as bot_reads
+from leaderboard.reads import index as index_reads
 from leaderboard.reads import leagues as league_reads
 from leaderboard.reads import matches as match_reads
 
 
 def error_page(request: HttpRequest, status: int, title: str, message: str) -> HttpResponse:
     return render(
-        request, "leaderboard/error.html", {"title": title, "message": message}, status=status
+        request, "leaderboard/error.html",
+        {"title": title, "message": message, "status": status}, status=status,
     )
 
 
@@ -58,14 +60,16 @@ COLUMNS = [
 
 
 def _sort_columns(key: str, descending: bool, current: str | None) -> list[dict[str, str]]:
-    """Header links: a column sorts by itself; clicking the sorted column reverses it."""
+    """Header links: a column's first click sorts it the natural way (numbers high-first,
+    names A-Z, the ranking best-first); clicking the sorted column reverses it."""
     out = []
     for col, label in COLUMNS:
         sort_col = "batch" if col == "rank_range" else col
-        href, state = f"?sort={sort_col}", ""
+        first = f"-{sort_col}" if sort_col in league_reads.HIGH_FIRST else sort_col
+        href, state = f"?sort={first}", ""
         if sort_col == key and col != "rank_range":
             state = "descending" if descending else "ascending"
-            href = f"?sort=-{sort_col}" if current in (None, sort_col) else f"?sort={sort_col}"
+            href = f"?sort={sort_col}" if descending else f"?sort=-{sort_col}"
         out.append({"key": col, "label": label, "href": href, "state": state})
     return out
 
@@ -217,4 +221,19 @@ def match(request: HttpRequest, pk: int) -> HttpResponse:
             "replay_url": reverse("api:match-replay", args=[obj.pk]),
             "live": state == "live",
         },
+    )
+
+
+def bots(request: HttpRequest) -> HttpResponse:
+    query = request.GET.get("q") or ""
+    raw_page = request.GET.get("page") or "1"
+    if not raw_page.isdigit() or not 1 <= int(raw_page) <= 10**6:
+        return error_page(request, 400, "Bad request", "page must be a page number")
+    index = index_reads.bot_index(query, int(raw_page))
+    return render(request, "leaderboard/bots.html", {"index": index})
+
+
+def leagues(request: HttpRequest) -> HttpResponse:
+    return render(
+        request, "leaderboard/leagues.html", {"summaries": league_reads.league_summaries()}
     )

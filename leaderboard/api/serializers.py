@@ -39,15 +39,19 @@ class BatchSerializer(serializers.Serializer):
     elo = serializers.FloatField()
     low = serializers.FloatField(help_text="95% interval, lower end")
     high = serializers.FloatField(help_text="95% interval, upper end")
-    rank = serializers.IntegerField()
-    rank_low = serializers.IntegerField()
+    rank = serializers.IntegerField(help_text="the fit's point rank among all its bots")
+    rank_low = serializers.IntegerField(help_text="95% rank interval (identical fits share it)")
     rank_high = serializers.IntegerField()
     games = serializers.IntegerField()
     computed_at = serializers.DateTimeField()
 
 
 class StandingSerializer(serializers.Serializer):
-    rank = serializers.IntegerField(help_text="by live Elo")
+    rank = serializers.IntegerField(
+        allow_null=True,
+        help_text="the batch fit's order among established bots (identical fits share a "
+        "rank; bots not in a fit yet follow by live Elo); null for a provisional bot",
+    )
     bot = serializers.CharField()
     owner = serializers.CharField(allow_null=True)
     kind = serializers.CharField()
@@ -206,7 +210,7 @@ SORTS = ["rank", "bot", "owner", "rating", "batch", "games", "wins", "losses", "
 class StandingsQuery(serializers.Serializer):
     sort = serializers.ChoiceField(
         choices=SORTS + [f"-{k}" for k in SORTS], required=False,
-        help_text="a column; a leading '-' reverses its natural order",
+        help_text="a column, ascending; a leading '-' for descending (-rating: highest first)",
     )  # fmt: skip
 
 

@@ -26,10 +26,10 @@ from rest_framework.views import APIView
 
 from arena.models import Bot, BotKind, League
 from arena.services import owned_bots as svc
+from avenue_sdk.viewer.frames import SPECTATOR
 from leaderboard import replays
 from leaderboard.api import serializers as s
 from leaderboard.api.auth import issue_api_key, revoke_api_key
-from leaderboard.frames import SPECTATOR
 from leaderboard.models import ApiToken, LiveRating
 from leaderboard.reads import leagues as league_reads
 from leaderboard.reads import matches as match_reads

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -93,7 +93,9 @@ def league_summaries() -> list[LeagueSummary]:
 
 @dataclass(frozen=True)
 class StandingRow:
-    rank: int
+    #: the position the page explains: batch-fit order among established bots (identical
+    #: fits share a rank), then live Elo for bots not in a fit yet; None for a provisional bot
+    rank: int | None
     bot_id: int
     bot: str
     owner: str
@@ -106,6 +108,12 @@ class StandingRow:
     batch: BatchRating | None
     provisional: bool
     entered: bool
+    #: the fit's 95% rank interval, the same for identical fits (the bootstrap breaks ties
+    #: by index); None without a fit
+    rank_low: int | None = None
+    rank_high: int | None = None
+    #: the row's place in the default order (established first): the ``rank`` sort key
+    order: int = 0
 
     def to_json(self) -> dict[str, Any]:
         b = self.batch
@@ -128,8 +136,8 @@ class StandingRow:
                 "low": round(b.low, 1),
                 "high": round(b.high, 1),
                 "rank": b.rank,
-                "rank_low": b.rank_low,
-                "rank_high": b.rank_high,
+                "rank_low": self.rank_low,
+                "rank_high": self.rank_high,
                 "games": b.games,
                 "computed_at": b.computed_at.isoformat(),
             },
@@ -137,7 +145,7 @@ class StandingRow:
 
 
 SORT_KEYS = {
-    "rank": lambda r: r.rank,
+    "rank": lambda r: r.order,
     "bot": lambda r: r.bot.lower(),
     "owner": lambda r: r.owner.lower(),
     "rating": lambda r: r.rating,
@@ -147,8 +155,8 @@ SORT_KEYS = {
     "losses": lambda r: r.losses,
     "forfeits": lambda r: r.forfeits,
 }
-#: numbers sort high-first when asked without a sign, names and ranks low-first
-_DESCENDING_FIRST = {"rating", "batch", "games", "wins", "losses", "forfeits"}
+#: the columns whose first click sorts high-first (the page's header links)
+HIGH_FIRST = {"rating", "batch", "games", "wins", "losses", "forfeits"}
 
 
 class BadSort(ValueError):
@@ -156,15 +164,59 @@ class BadSort(ValueError):
 
 
 def parse_sort(text: str | None) -> tuple[str, bool]:
-    """``rating`` / ``-rating`` -> (key, descending). A bare number key sorts high-first;
-    a leading ``-`` flips the natural order."""
+    """``rating`` -> ascending, ``-rating`` -> descending (the API's one convention);
+    nothing: the ranking, best first."""
     if not text:
         return "rank", False
-    flip = text.startswith("-")
-    key = text.lstrip("-")
+    descending = text.startswith("-")
+    key = text[1:] if descending else text
     if key not in SORT_KEYS:
-        raise BadSort(f"cannot sort by {text!r}: use one of {', '.join(SORT_KEYS)}")
-    return key, (key in _DESCENDING_FIRST) != flip
+        choices = ", ".join(SORT_KEYS)
+        raise BadSort(f"cannot sort by {text!r}: use one of {choices}, '-' first for descending")
+    return key, descending
+
+
+def _fit_key(b: BatchRating) -> tuple[float, float, float]:
+    return (round(b.elo, 1), round(b.low, 1), round(b.high, 1))
+
+
+def _tied_intervals(batch: dict[int, BatchRating]) -> dict[int, tuple[int, int]]:
+    """Rank intervals with identical fits merged: the bootstrap breaks ties by index, so
+    two bots with the same fit get 1-3 and 1-4; both get 1-4."""
+    groups: dict[tuple[float, float, float], list[BatchRating]] = {}
+    for b in batch.values():
+        groups.setdefault(_fit_key(b), []).append(b)
+    out = {}
+    for group in groups.values():
+        low, high = min(b.rank_low for b in group), max(b.rank_high for b in group)
+        for b in group:
+            out[b.bot_id] = (low, high)
+    return out
+
+
+def rank_rows(rows: list[StandingRow]) -> list[StandingRow]:
+    """The ranking the page explains: established bots by batch Elo (identical fits share
+    a rank), those without a fit yet after them by live Elo; provisional bots last and
+    unranked, so a bot with one lucky game is never placed above one with sixty."""
+
+    def key(r: StandingRow) -> tuple[Any, ...]:
+        return (r.provisional, r.batch is None, -(r.batch.elo if r.batch else 0), -r.rating,
+                r.bot)  # fmt: skip
+
+    ordered = sorted(rows, key=key)
+    out: list[StandingRow] = []
+    prev: tuple[Any, ...] | None = None
+    rank = 0
+    for i, r in enumerate(ordered):
+        if r.provisional:
+            out.append(replace(r, rank=None, order=i))
+            continue
+        tie = (round(r.batch.elo, 1),) if r.batch else ("live", r.rating)
+        if tie != prev:
+            rank = sum(1 for x in out if x.rank is not None) + 1
+            prev = tie
+        out.append(replace(r, rank=rank, order=i))
+    return out
 
 
 @dataclass(frozen=True)
@@ -248,9 +300,10 @@ def league_standings(
             "wins", "losses", "forfeits",
         )
     )  # fmt: skip
+    intervals = _tied_intervals(batch)
     rows = [
         StandingRow(
-            rank=i,
+            rank=None,
             bot_id=bot_id,
             bot=name,
             owner=owner or "",
@@ -263,11 +316,12 @@ def league_standings(
             batch=batch.get(bot_id),
             provisional=games < PROVISIONAL_GAMES,
             entered=bot_id in entered,
+            rank_low=intervals[bot_id][0] if bot_id in intervals else None,
+            rank_high=intervals[bot_id][1] if bot_id in intervals else None,
         )
-        for i, (bot_id, name, owner, kind, rating, games, wins, losses, forfeits) in enumerate(
-            ratings, 1
-        )
+        for bot_id, name, owner, kind, rating, games, wins, losses, forfeits in ratings
     ]
+    rows = rank_rows(rows)
     if key != "rank" or descending:
         rows.sort(key=SORT_KEYS[key], reverse=descending)
     return Standings(rows, text, batch_at)
@@ -291,7 +345,7 @@ class Crosstable:
 def league_crosstable(league: League, standings: Standings) -> Crosstable:
     """Head-to-head records of the top ``CROSSTABLE_MAX`` bots, shaded by a two-sided
     binomial test. One grouped query; cached until the next rated match."""
-    ranked = sorted(standings.rows, key=lambda r: r.rank)
+    ranked = sorted(standings.rows, key=lambda r: r.order)
     top = [(r.bot_id, r.bot) for r in ranked[:CROSSTABLE_MAX]]
     digest = hashlib.sha1(standings.version.encode()).hexdigest()
     cache_key = f"crosstable:v1:{league.pk}:{digest}:{CROSSTABLE_MAX}"

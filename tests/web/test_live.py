@@ -8,7 +8,7 @@ import json
 import pytest
 from django.test import Client
 
-from leaderboard.frames import OMNISCIENT, Perspective, frames
+from avenue_sdk.viewer.frames import OMNISCIENT, Perspective, frames
 from referee.replay import record_game
 from tests.web.helpers import find_leaks, make_live
 

@@ -41,8 +41,10 @@
       this.live = root.dataset.live === "true";
       const params = new URLSearchParams(location.search);
       this.perspective = params.get("perspective") || root.dataset.perspective || "spectator";
-      this.wantStep = params.has("step") ? parseInt(params.get("step"), 10) : null;
-      this.wantTurn = params.has("turn") ? parseInt(params.get("turn"), 10) : null;
+      // a deep link's numbers: anything but digits (?step=abc) is ignored, not a NaN index
+      const number = (name) => (/^\d{1,6}$/.test(params.get(name) || "") ? parseInt(params.get(name), 10) : null);
+      this.wantStep = number("step");
+      this.wantTurn = number("turn");
       this.index = 0;
       this.timer = null;
       this.speed = 1;
@@ -93,6 +95,13 @@
         return;
       }
       const data = await response.json().catch(() => ({}));
+      if (response.status === 400 && this.perspective !== "spectator" && !this.frames) {
+        // a deep link to a perspective this match does not have (?perspective=bogus):
+        // show the spectator's view and say why
+        this.badPerspective = this.perspective;
+        this.perspective = "spectator";
+        return this.load();
+      }
       if (!response.ok) {
         this.status.textContent = data.detail || data.error || `could not load the replay (${response.status})`;
         return;
@@ -100,8 +109,11 @@
       this.data = data;
       this.frames = data.frames;
       // a live match: the server says what it can show (spectator only, moves at the end)
-      this.status.textContent = data.note || "";
-      this.status.classList.toggle("note", Boolean(data.note));
+      const bad = this.badPerspective
+        ? `This match has no perspective "${this.badPerspective}"; showing the spectator's view.` : "";
+      this.badPerspective = null;
+      this.status.textContent = [bad, data.note].filter(Boolean).join(" ");
+      this.status.classList.toggle("note", Boolean(data.note || bad));
       this.perspectiveSelect.replaceChildren(...data.perspectives.map((p) =>
         el("option", { value: p }, this.perspectiveLabel(p))));
       this.perspectiveSelect.value = data.perspective;

@@ -12,11 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from referee.cards import Agent, Counts, cards_of, title
+from avenue_sdk.viewer.story import TurnSummary, ending, private_lines
+from referee.cards import COPIES, MOVES, ONGOING, Agent, BlackMarket, Counts, cards_of, title
 from referee.narrate import describe
 from referee.observation import Observation, observe
 from referee.replay import Record, replay
-from referee.state import State
+from referee.state import EventKind, State
 
 Json = dict[str, Any]  # JSON-ready data for the viewer
 
@@ -49,6 +50,29 @@ def parse_perspective(name: str, record: Record) -> Perspective:
             return p
     known = ", ".join(p.name for p in perspectives(record))
     raise PerspectiveError(f"unknown perspective {name!r}: this match has {known}")
+
+
+#: what each Black Market card does (spec section 7), shown on hover or tap
+_EFFECTS = {
+    "LEADER_OF_THE_PACK": "at the End, 3+ Daredevils in play make you win instead of lose",
+    "MASTERPLAN": "at the End, 7 different agents in play: you win",
+    "SECURITY_SYSTEM": "at the End, the opponent's meeple on your home space: you win",
+    "GETAWAY_CAR": "whenever your meeple stops exactly on a home space, move 3 more",
+    "LOOKOUT": "recruiting an Enforcer moves 2 more (+3/+4/+5)",
+    "SUPERCOMPUTER": "recruiting a Codebreaker moves 3",
+    "DISTRACTION_DEVICE": "Saboteurs move you forward instead of back (+1/+1/+2)",
+    "EVIL_TWIN": "Double Agents move twice as far (-2/+12/-2)",
+    "SURVEILLANCE_VAN": "move 1",
+    "SMOKE_SCREEN": "recruit the top card of the agent deck",
+    "OUTPOST": "recruit a Sentinel from your hand",
+    "SECRET_RECRUIT": "recruit a hand card whose agent you do not have in play",
+    "DOUBLE_TROUBLE": "show 2 identical hand cards; recruit one, keep the other",
+    "SPYCATION": "take an agent of yours from play into your hand; you may recruit it at once",
+    "MIND_CONTROL": "take an agent from the opponents' play area into your hand",
+}
+BM_EFFECTS: dict[BlackMarket, str] = {
+    c: f"{'ongoing' if c in ONGOING else 'instant'}: {_EFFECTS[c.name]}" for c in BlackMarket
+}
 
 
 def _cards(counts: Counts) -> list[str]:
@@ -92,7 +116,8 @@ def _frame(state: State, obs: Observation, omniscient: bool, events: list[str], 
         "seats": seats,
         "deck_size": obs.deck_size,
         "offer": {
-            "face_up": obs.offer_up.name if obs.offer_up else None,
+            # DOUBLE_AGENT is 0: test for None, never for truth
+            "face_up": obs.offer_up.name if obs.offer_up is not None else None,
             "face_down_offered": obs.face_down_offered,
             "face_down": face_down,
         },
@@ -112,17 +137,74 @@ def _frame(state: State, obs: Observation, omniscient: bool, events: list[str], 
     return out
 
 
-def frames(record: Record, perspective: Perspective) -> list[Json]:
-    """One frame per state of the game (the deal, then after each decision)."""
-    out = []
-    seen = 0
+def _visible(perspective: Perspective, seats: int) -> set[int]:
+    """The seats whose private cards this perspective knows."""
+    if perspective.kind == OMNISCIENT:
+        return set(range(seats))
+    return {perspective.seat} if perspective.seat is not None else set()
+
+
+def _public(frame: Json) -> Json:
+    """What a frame shows, without its position in the game: two frames with the same
+    public part look the same on the table."""
+    return {k: v for k, v in frame.items() if k not in ("step", "events", "summary", "last")}
+
+
+def frames(
+    record: Record, perspective: Perspective, names: list[str] | None = None
+) -> list[Json]:
+    """One frame per state of the game (the deal, then after each decision), with the event
+    lines as this perspective knows them, the turn's summary so far, the decision that led
+    here (seat, kind, latency) and navigation flags (``changed``: anything on the table or
+    in the log moved; ``market``: a Black Market card was taken or revealed)."""
+    config = record.config
+    names = names or [f"seat {s}" for s in range(config.seats)]
+    visible = _visible(perspective, config.seats)
     omniscient = perspective.kind == OMNISCIENT
+    summary = TurnSummary(config.teams, names)
+    out: list[Json] = []
+    seen = 0
+    before: State | None = None
     for step, state in enumerate(replay(record)):
         obs = observe(state, perspective.seat if perspective.kind == "seat" else None)
-        events = [describe(e) for e in obs.history[seen:]]
+        new = obs.history[seen:]
         seen = len(obs.history)
-        out.append(_frame(state, obs, omniscient, events, step))
+        for e in new:
+            summary.add(e)
+        lines = (
+            private_lines(before, state, new, visible, names)
+            if before is not None
+            else [describe(e) for e in new]
+        )
+        frame = _frame(state, obs, omniscient, lines, step)
+        frame["summary"] = summary.now()
+        if step:
+            d = record.decisions[step - 1]
+            frame["last"] = {"seat": d.seat, "kind": d.kind.value, "latency_ms": d.latency_ms}
+        else:
+            frame["last"] = None
+        frame["changed"] = bool(lines) or not out or _public(frame) != _public(out[-1])
+        frame["market"] = any(
+            e.kind in (EventKind.MARKET_TAKEN, EventKind.MARKET_REVEALED) for e in new
+        )
+        frame["ending"] = ending(state, names)
+        out.append(frame)
+        before = state
     return out
+
+
+def _agent_info() -> Json:
+    return {
+        a.name: {"title": title(a), "moves": list(MOVES[a]), "copies": COPIES[a]}
+        for a in Agent
+    }
+
+
+def _market_info() -> Json:
+    return {
+        c.name: {"title": title(c), "effect": BM_EFFECTS[c], "ongoing": c in ONGOING}
+        for c in BlackMarket
+    }
 
 
 def viewer_payload(
@@ -130,13 +212,16 @@ def viewer_payload(
 ) -> Json:
     """Everything the viewer needs for one perspective, as JSON-ready data."""
     config = record.config
+    names = names or [f"seat {s}" for s in range(config.seats)]
     return {
         "perspective": perspective.name,
         "perspectives": [p.name for p in perspectives(record)],
         "mode": config.mode.value,
         "ruleset": config.ruleset,
         "teams": [list(t) for t in config.teams],
-        "seat_names": names or [f"seat {s}" for s in range(config.seats)],
+        "seat_names": names,
         "agents": {a.name: title(a) for a in Agent},
-        "frames": frames(record, perspective),
+        "agent_info": _agent_info(),
+        "black_market": _market_info(),
+        "frames": frames(record, perspective, names),
     }

@@ -1,0 +1,108 @@
+"""The ranking the standings explain, the bot and league indexes, friendly errors, the
+favicon and the API's conventions."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from django.test import Client
+
+from leaderboard.models import BatchRating, LiveRating
+from leaderboard.reads import leagues as league_reads
+from leaderboard.reads.leagues import StandingRow, rank_rows
+from tests.web.helpers import make_league
+
+pytestmark = pytest.mark.django_db
+
+
+def row(name: str, games: int, rating: int, elo: float | None, rank: int = 0) -> StandingRow:
+    batch = None
+    if elo is not None:
+        batch = BatchRating(elo=elo, low=elo - 100, high=elo + 100, rank=rank, rank_low=1,
+                            rank_high=rank, games=games)  # fmt: skip
+    return StandingRow(
+        rank=None, bot_id=hash(name) % 1000, bot=name, owner="", kind="house",
+        rating=Decimal(rating), games=games, wins=0, losses=0, forfeits=0, batch=batch,
+        provisional=games < league_reads.PROVISIONAL_GAMES, entered=True,
+    )  # fmt: skip
+
+
+def test_rank_follows_the_batch_fit_and_provisional_bots_come_last_unranked() -> None:
+    rows = [
+        row("lucky", 1, 1540, 1800.0, 1),  # one game: the best live Elo and fit, provisional
+        row("steady", 61, 1520, 1700.0, 2),
+        row("twin-a", 40, 1490, 1650.0, 3),
+        row("twin-b", 40, 1510, 1650.0, 4),
+        row("unfitted", 30, 1600, None),
+    ]
+    ranked = rank_rows(rows)
+    assert [(r.bot, r.rank) for r in ranked] == [
+        ("steady", 1), ("twin-b", 2), ("twin-a", 2), ("unfitted", 4), ("lucky", None),
+    ]  # fmt: skip
+    assert [r.order for r in ranked] == [0, 1, 2, 3, 4]
+
+
+def test_identical_fits_get_identical_rank_intervals(client: Client) -> None:
+    league = make_league("Tie League", ["random", "random", "greedy"], rounds=1)
+    fits = list(BatchRating.objects.filter(league=league).order_by("bot__name"))
+    a, b = fits[0], fits[1]
+    # what the bootstrap gives two bots with the same fit: ties broken by index
+    for fit, (rank, low, high) in ((a, (1, 1, 3)), (b, (2, 1, 4))):
+        fit.elo, fit.low, fit.high = 1764.0, 1500.0, 1840.0
+        fit.rank, fit.rank_low, fit.rank_high = rank, low, high
+        fit.save()
+    LiveRating.objects.filter(league=league).update(games=30)  # established
+    rows = client.get(f"/api/leagues/{league.slug}/standings/").json()["standings"]
+    tied = [r for r in rows if r["bot"] in (a.bot.name, b.bot.name)]
+    assert [(r["batch"]["rank_low"], r["batch"]["rank_high"]) for r in tied] == [(1, 4), (1, 4)]
+    assert tied[0]["rank"] == tied[1]["rank"] is not None
+    html = client.get(f"/leagues/{league.slug}/").content.decode()
+    assert html.count('<td class="num">1–4</td>') == 2
+
+
+def test_sort_minus_is_descending_everywhere(client: Client) -> None:
+    league = make_league("Sort League", ["random", "greedy", "random"], rounds=1)
+    url = f"/api/leagues/{league.slug}/standings/"
+    down = [r["rating"] for r in client.get(f"{url}?sort=-rating").json()["standings"]]
+    up = [r["rating"] for r in client.get(f"{url}?sort=rating").json()["standings"]]
+    assert down == sorted(down, reverse=True) and up == sorted(up) and down != up
+    page = client.get(f"/leagues/{league.slug}/?sort=-rating")
+    assert [float(r.rating) for r in page.context["standings"].rows] == down
+    # the header's first click on a number sorts it high-first
+    assert 'href="?sort=-rating"' in client.get(f"/leagues/{league.slug}/").content.decode()
+
+
+def test_bot_index_searches_names_and_owners(client: Client) -> None:
+    make_league("Index League", ["random", "greedy"], rounds=1)
+    html = client.get("/bots/").content.decode()
+    assert 'href="/bots/index-league-0/"' in html and 'href="/bots/index-league-1/"' in html
+    found = client.get("/bots/?q=LEAGUE-1").content.decode()
+    assert 'href="/bots/index-league-1/"' in found and 'href="/bots/index-league-0/"' not in found
+    none = client.get("/bots/?q=nobody-here").content.decode()
+    assert "No bot's name or owner contains" in none
+    assert client.get("/bots/?page=abc").status_code == 400
+    leagues = client.get("/leagues/").content.decode()
+    assert 'href="/leagues/index-league/"' in leagues
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_unknown_addresses_get_the_friendly_404_or_json(
+    client: Client, settings, debug: bool
+) -> None:  # noqa: ANN001, E501
+    settings.DEBUG = debug
+    page = client.get("/no/such/page/")
+    assert page.status_code == 404
+    html = page.content.decode()
+    assert "Page not found" in html and 'href="/bots/"' in html and "URLconf" not in html
+    api = client.get("/api/no-such-thing/")
+    assert api.status_code == 404 and api.json()["code"] == "not_found"
+    # APPEND_SLASH still works with the catch-all pattern
+    redirect = client.get("/bots?q=x")
+    assert redirect.status_code == 301 and redirect["Location"] == "/bots/?q=x"
+
+
+def test_favicon(client: Client) -> None:
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301 and response["Location"].endswith("favicon.svg")
+    assert 'rel="icon"' in client.get("/").content.decode()
