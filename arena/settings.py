@@ -233,7 +233,7 @@ STATIC_ROOT.mkdir(exist_ok=True)
 # ---------------------------------------------------------------- REST API
 
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "leaderboard.api.schema.ArenaSchema",
     # `Authorization: Token <key>` (DRF's scheme; the key is stored hashed, see
     # leaderboard.models.ApiToken) and the site's session (with CSRF) for the browser.
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -268,6 +268,17 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Redoc's own template asks Google for fonts: ours (templates/leaderboard/redoc.html)
+    # does not, and the theme names system fonts
+    "REDOC_UI_SETTINGS": {
+        "theme": {
+            "typography": {
+                "fontFamily": "system-ui, -apple-system, 'Segoe UI', sans-serif",
+                "headings": {"fontFamily": "system-ui, -apple-system, 'Segoe UI', sans-serif"},
+                "code": {"fontFamily": "ui-monospace, Menlo, monospace"},
+            }
+        }
+    },
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
         "MatchStatusEnum": "arena.models.MatchStatus",

@@ -18,7 +18,9 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
-    path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    path("api/redoc/", SpectacularRedocView.as_view(
+        url_name="api-schema", template_name="leaderboard/redoc.html"
+    ), name="api-redoc"),
     path("api/", include("leaderboard.api.urls")),
     path("accounts/login/", LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),

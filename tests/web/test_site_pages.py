@@ -106,3 +106,38 @@ def test_favicon(client: Client) -> None:
     response = client.get("/favicon.ico")
     assert response.status_code == 301 and response["Location"].endswith("favicon.svg")
     assert 'rel="icon"' in client.get("/").content.decode()
+
+
+def test_unknown_query_parameters_answer_400_naming_the_allowed_ones(client: Client) -> None:
+    make_league("Param League", ["random", "greedy"], rounds=1)
+    bad = client.get("/api/leagues/param-league/standings/?sotr=-rating")
+    assert bad.status_code == 400
+    message = bad.json()["fields"]["query"][0]
+    assert "'sotr'" in message and "allowed: sort" in message
+    none = client.get("/api/leagues/?page=2")
+    assert none.status_code == 400 and "takes no query parameters" in none.json()["fields"]["query"][0]
+    matches = client.get("/api/matches/?league=param-league&limit=2&colour=red")
+    assert matches.status_code == 400 and "limit" in matches.json()["fields"]["query"][0]
+    assert client.get("/api/matches/?league=param-league&limit=2").status_code == 200
+
+
+def test_schema_marks_only_the_operations_that_need_a_user(client: Client) -> None:
+    schema = client.get("/api/schema/?format=json").json()
+    secured = sorted(
+        f"{method.upper()} {path}"
+        for path, ops in schema["paths"].items()
+        for method, op in ops.items()
+        if op.get("security")
+    )
+    assert secured == sorted([
+        "POST /api/bots/", "POST /api/bots/{name}/token/", "DELETE /api/bots/{name}/token/",
+        "POST /api/bots/{name}/entries/", "DELETE /api/bots/{name}/entries/{slug}/",
+        "DELETE /api/auth/token/", "GET /api/me/",
+    ])  # fmt: skip
+    assert all({} not in op.get("security", [1]) for ops in schema["paths"].values()
+               for op in ops.values())  # fmt: skip
+
+
+def test_redoc_page_asks_no_one_else_for_anything(client: Client) -> None:
+    html = client.get("/api/redoc/").content.decode()
+    assert "Redoc.init" in html and "googleapis" not in html and "https://" not in html
