@@ -115,7 +115,9 @@ def test_unknown_query_parameters_answer_400_naming_the_allowed_ones(client: Cli
     message = bad.json()["fields"]["query"][0]
     assert "'sotr'" in message and "allowed: sort" in message
     none = client.get("/api/leagues/?page=2")
-    assert none.status_code == 400 and "takes no query parameters" in none.json()["fields"]["query"][0]
+    assert (
+        none.status_code == 400 and "takes no query parameters" in none.json()["fields"]["query"][0]
+    )
     matches = client.get("/api/matches/?league=param-league&limit=2&colour=red")
     assert matches.status_code == 400 and "limit" in matches.json()["fields"]["query"][0]
     assert client.get("/api/matches/?league=param-league&limit=2").status_code == 200
