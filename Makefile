@@ -53,7 +53,8 @@ $(PY):
 $(STAMP): pyproject.toml $(LOCK) sdk/pyproject.toml | $(PY)
 	$(call section,install into $(VENV))
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c $(LOCK) -e ./sdk -e '.[dev]'
+	@# setuptools warns about every editable install (nothing a newcomer can act on)
+	PYTHONWARNINGS="ignore:Editable installation" $(PY) -m pip install --quiet -c $(LOCK) -e ./sdk -e '.[dev]'
 	@touch $@
 
 install: $(STAMP)

@@ -184,6 +184,10 @@ ARENA_MATCH_TIME_LIMIT_SECONDS = env_int(
 
 #: host:port the gateway listens on (`manage.py rungateway`) and bots connect to.
 GATEWAY_ADDRESS = env_str("GATEWAY_ADDRESS", default="127.0.0.1:50051")
+#: host:port bots are told to dial on the site (the token page, the home page) when the
+#: gateway listens elsewhere than it is reached (a wildcard, a proxy); empty: GATEWAY_ADDRESS
+#: with 0.0.0.0 shown as 127.0.0.1 (arena.public_facts)
+GATEWAY_PUBLIC_ADDRESS = env_str("GATEWAY_PUBLIC_ADDRESS", default="")
 #: Prefix of the relay's Redis keys, so that several deployments (or test runs) can share
 #: one Redis; every gateway and worker of one deployment must use the same.
 RELAY_PREFIX = env_str("RELAY_PREFIX", default="relay")

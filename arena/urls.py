@@ -6,7 +6,7 @@ from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from arena.views import healthz
-from leaderboard import account_views, errors
+from leaderboard import account_views, downloads, errors
 from leaderboard.account_views import LoginView
 
 FAVICON = "leaderboard/favicon.svg"
@@ -25,6 +25,7 @@ urlpatterns = [
     path("accounts/login/", LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", include("leaderboard.urls")),
+    path("downloads/agent-avenue-sdk.tar.gz", downloads.sdk_download, name="sdk-download"),
     path("favicon.ico", RedirectView.as_view(url=static(FAVICON), permanent=True)),
     # last: every unknown address gets the friendly 404 (JSON under /api/), DEBUG or not
     re_path(r"^(?P<path>.*)$", errors.not_found_anywhere),

@@ -11,6 +11,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.functional import SimpleLazyObject
 
+from arena import public_facts
 from arena.models import BotKind, League, Match, MatchStatus, Round
 from leaderboard import replays
 from leaderboard.reads import bots as bot_reads
@@ -47,7 +48,7 @@ def home(request: HttpRequest) -> HttpResponse:
             "summaries": league_reads.league_summaries(),
             "live": _live_matches(),
             "embedded": settings.ARENA_EMBEDDED,
-            "gateway_address": settings.GATEWAY_ADDRESS,
+            "gateway_address": public_facts.gateway_address(),
         },
     )
 
@@ -220,6 +221,7 @@ def match(request: HttpRequest, pk: int) -> HttpResponse:
             "frames_url": reverse("api:match-frames", args=[obj.pk]),
             "replay_url": reverse("api:match-replay", args=[obj.pk]),
             "live": state == "live",
+            "dropped": match_reads.dropped_answers(obj.pk),
         },
     )
 

@@ -114,6 +114,13 @@ class SeatSerializer(SeatSummarySerializer):
     fault_detail = serializers.CharField(allow_null=True)
 
 
+class DroppedSerializer(serializers.Serializer):
+    stale = serializers.IntegerField(
+        help_text="from the bot being asked, but answering another decision (too late)"
+    )
+    foreign = serializers.IntegerField(help_text="from a bot that was not being asked")
+
+
 class MatchSerializer(MatchSummarySerializer):
     mirror = serializers.IntegerField()
     pair_index = serializers.IntegerField()
@@ -124,6 +131,10 @@ class MatchSerializer(MatchSummarySerializer):
         choices=["available", "live", "withheld", "none"],
         help_text="available: replay and every perspective; live: spectator only; withheld: "
         "until the other game of the mirrored pair (same deck) is over; none: void",
+    )
+    dropped = DroppedSerializer(
+        allow_null=True,
+        help_text="answers the runner ignored (null until the match has finished)",
     )
     seats = SeatSerializer(many=True)  # type: ignore[assignment]
 

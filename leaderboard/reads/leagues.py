@@ -12,6 +12,7 @@ from django.core.cache import cache
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from arena import public_facts
 from arena.models import Entry, League, LeagueStatus, Match, MatchStatus, Participation, Round
 from leaderboard.crosstable import Cell, crosstable
 from leaderboard.models import BatchRating, LiveRating
@@ -42,6 +43,10 @@ def next_round_at(league: League, now: datetime | None = None) -> tuple[datetime
         return None, "paused"
     task = league.schedule
     if task is None:
+        # a process playing the rounds itself (manage.py demo) says when
+        announced = public_facts.announced_next_round(league.pk)
+        if announced is not None:
+            return max(announced, now or timezone.now()), ""
         return None, "by hand"
     if not task.enabled:
         return None, "paused"

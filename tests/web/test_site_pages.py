@@ -143,3 +143,76 @@ def test_schema_marks_only_the_operations_that_need_a_user(client: Client) -> No
 def test_redoc_page_asks_no_one_else_for_anything(client: Client) -> None:
     html = client.get("/api/redoc/").content.decode()
     assert "Redoc.init" in html and "googleapis" not in html and "https://" not in html
+
+
+def test_the_site_shows_the_gateway_that_runs_and_the_announced_next_round(
+    client: Client,
+    settings,  # noqa: ANN001
+) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from arena import public_facts
+
+    league = make_league("Facts League", ["random", "greedy"], rounds=0, fit=False)
+    settings.GATEWAY_ADDRESS = "0.0.0.0:50051"
+    assert "<code>127.0.0.1:50051</code>" in client.get("/").content.decode()
+    settings.GATEWAY_PUBLIC_ADDRESS = "arena.example.org:443"
+    assert "<code>arena.example.org:443</code>" in client.get("/").content.decode()
+    when = timezone.now() + timedelta(seconds=120)
+    try:
+        public_facts.set_gateway_address("127.0.0.1:50351")
+        public_facts.announce_next_round(league.pk, when)
+        assert "<code>127.0.0.1:50351</code>" in client.get("/").content.decode()
+        api = client.get("/api/leagues/facts-league/").json()
+        assert api["next_round_at"] == when.isoformat() and api["schedule_note"] == ""
+        assert "by hand" not in client.get("/leagues/facts-league/").content.decode()
+    finally:
+        public_facts.set_gateway_address(None)
+        public_facts.announce_next_round(league.pk, None)
+    assert client.get("/api/leagues/facts-league/").json()["schedule_note"] == "by hand"
+
+
+def test_the_sdk_archive_installs_outside_a_checkout(client: Client, tmp_path) -> None:  # noqa: ANN001
+    import io
+    import subprocess
+    import sys
+    import tarfile
+
+    response = client.get("/downloads/agent-avenue-sdk.tar.gz")
+    assert response.status_code == 200
+    archive = tmp_path / "agent-avenue-sdk.tar.gz"
+    archive.write_bytes(response.content)
+    names = tarfile.open(fileobj=io.BytesIO(response.content)).getnames()
+    assert "agent-avenue-sdk/pyproject.toml" in names
+    assert "agent-avenue-sdk/avenue_sdk/viewer/static/viewer/viewer.js" in names
+    assert not any("__pycache__" in n for n in names)
+    target = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+         "--no-build-isolation", "--target", str(target), str(archive)],
+        check=True, cwd=tmp_path, timeout=300,
+    )  # fmt: skip
+    found = subprocess.run(
+        [sys.executable, "-c", "import avenue_sdk.viewer as v; print(v.__file__)"],
+        cwd=tmp_path, env={"PYTHONPATH": str(target)}, capture_output=True, text=True,
+        check=True, timeout=60,
+    )  # fmt: skip
+    assert found.stdout.startswith(str(target))
+    assert (target / "avenue_sdk/viewer/static/viewer/viewer.js").is_file()  # package data
+
+
+def test_dropped_answers_on_the_match_page_and_in_the_api(client: Client) -> None:
+    from arena.models import Match, MatchReplay, MatchStatus
+
+    make_league("Drop League", ["random", "greedy"], rounds=1, fit=False)
+    match = Match.objects.filter(status=MatchStatus.FINISHED).order_by("id")[0]
+    # the runner's own report of this match: house bots answer nothing out of turn
+    assert client.get(f"/api/matches/{match.pk}/").json()["dropped"] == {"stale": 0, "foreign": 0}
+    replay = MatchReplay.objects.get(match=match)
+    replay.report = {**replay.report, "dropped": {"stale": 3, "foreign": 1}}
+    replay.save()
+    assert client.get(f"/api/matches/{match.pk}/").json()["dropped"] == {"stale": 3, "foreign": 1}
+    html = client.get(f"/matches/{match.pk}/").content.decode()
+    assert "<strong>3</strong> stale" in html and "<strong>1</strong> foreign" in html
