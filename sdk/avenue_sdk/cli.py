@@ -1,4 +1,5 @@
-"""``python -m avenue_sdk run mybot:MyBot --arena HOST:PORT --token TOKEN``."""
+"""``python -m avenue_sdk run mybot:MyBot --arena HOST:PORT --token TOKEN``;
+``python -m avenue_sdk view REPLAY.json`` opens a replay in the site's viewer, locally."""
 
 from __future__ import annotations
 
@@ -54,7 +55,17 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--log-dir", type=Path, help="write one log file per match here")
     run.add_argument("--transcript", type=Path, help="write every message to this file")
     run.add_argument("-v", "--verbose", action="store_true", help="log every decision")
+    view = sub.add_parser("view", help="open a replay in the site's viewer, on 127.0.0.1")
+    view.add_argument("replay", type=Path, help="a replay JSON file (the arena's format)")
+    view.add_argument("--port", type=int, default=0, help="port to serve on (default: any)")
+    view.add_argument("--names", help="the seats' bot names, comma-separated")
+    view.add_argument("--no-browser", action="store_true", help="print the URL only")
     args = parser.parse_args(argv)
+    if args.command == "view":
+        from avenue_sdk.viewer.local import view as view_replay
+
+        names = [n.strip() for n in args.names.split(",")] if args.names else None
+        return view_replay(args.replay, names, args.port, not args.no_browser)
     if not args.token:
         parser.error("--token (or $AVENUE_TOKEN) is required")
     logging.basicConfig(

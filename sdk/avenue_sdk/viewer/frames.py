@@ -144,10 +144,16 @@ def _visible(perspective: Perspective, seats: int) -> set[int]:
     return {perspective.seat} if perspective.seat is not None else set()
 
 
-def _public(frame: Json) -> Json:
-    """What a frame shows, without its position in the game: two frames with the same
-    public part look the same on the table."""
-    return {k: v for k, v in frame.items() if k not in ("step", "events", "summary", "last")}
+#: what a frame shows on the table and the board (not the log, the deck count or whose
+#: decision it is): a step that changes none of it is "quiet" (a spectator's view of a
+#: discard, say) and the viewer can skip it
+_TABLE = ("positions", "in_play", "offer", "market", "ongoing", "bm_discard", "outcome")
+
+
+def _table(frame: Json) -> Json:
+    out = {k: frame[k] for k in _TABLE}
+    out["hands"] = [(s["hand"], s["discards"]) for s in frame["seats"]]
+    return out
 
 
 def frames(
@@ -155,8 +161,9 @@ def frames(
 ) -> list[Json]:
     """One frame per state of the game (the deal, then after each decision), with the event
     lines as this perspective knows them, the turn's summary so far, the decision that led
-    here (seat, kind, latency) and navigation flags (``changed``: anything on the table or
-    in the log moved; ``market``: a Black Market card was taken or revealed)."""
+    here (seat, kind, latency) and navigation flags (``changed``: anything on
+    the table or the board changed, see ``_TABLE``; ``market_event``: a Black Market card was
+    taken or revealed)."""
     config = record.config
     names = names or [f"seat {s}" for s in range(config.seats)]
     visible = _visible(perspective, config.seats)
@@ -183,8 +190,8 @@ def frames(
             frame["last"] = {"seat": d.seat, "kind": d.kind.value, "latency_ms": d.latency_ms}
         else:
             frame["last"] = None
-        frame["changed"] = bool(lines) or not out or _public(frame) != _public(out[-1])
-        frame["market"] = any(
+        frame["changed"] = not out or _table(frame) != _table(out[-1])
+        frame["market_event"] = any(
             e.kind in (EventKind.MARKET_TAKEN, EventKind.MARKET_REVEALED) for e in new
         )
         frame["ending"] = ending(state, names)
