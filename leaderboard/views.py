@@ -12,9 +12,10 @@ from django.urls import reverse
 from django.utils.functional import SimpleLazyObject
 
 from arena import public_facts
-from arena.models import BotKind, League, Match, MatchStatus, Round
+from arena.models import Bot, BotKind, League, Match, MatchStatus, Round
 from leaderboard import replays
 from leaderboard.reads import bots as bot_reads
+from leaderboard.reads import h2h as h2h_reads
 from leaderboard.reads import index as index_reads
 from leaderboard.reads import leagues as league_reads
 from leaderboard.reads import matches as match_reads
@@ -239,3 +240,17 @@ def leagues(request: HttpRequest) -> HttpResponse:
     return render(
         request, "leaderboard/leagues.html", {"summaries": league_reads.league_summaries()}
     )
+
+
+def head_to_head(request: HttpRequest, slug: str, name: str, opponent: str) -> HttpResponse:
+    found = League.objects.filter(slug=slug).first()
+    if found is None:
+        return not_found(request, f"There is no league {slug!r}.")
+    bots = {b.name: b for b in Bot.objects.filter(name__in=[name, opponent])}
+    for n in (name, opponent):
+        if n not in bots:
+            return not_found(request, f"There is no bot named {n!r}.")
+    if name == opponent:
+        return error_page(request, 400, "Bad request", "A bot does not play itself.")
+    record = h2h_reads.head_to_head(found, bots[name], bots[opponent])
+    return render(request, "leaderboard/h2h.html", {"h2h": record})

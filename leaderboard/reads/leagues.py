@@ -343,8 +343,13 @@ class Crosstable:
     truncated_from: int
 
     @property
-    def lines(self) -> list[tuple[tuple[int, str], list[Cell | None]]]:
-        return list(zip(self.players, self.rows, strict=True))
+    def lines(self) -> list[tuple[tuple[int, str], list[tuple[Cell | None, str]]]]:
+        """Each row's player and its cells, each beside the column player's name."""
+        names = [name for _, name in self.players]
+        return [
+            (player, list(zip(row, names, strict=True)))
+            for player, row in zip(self.players, self.rows, strict=True)
+        ]
 
 
 def league_crosstable(league: League, standings: Standings) -> Crosstable:

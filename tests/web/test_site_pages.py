@@ -216,3 +216,30 @@ def test_dropped_answers_on_the_match_page_and_in_the_api(client: Client) -> Non
     assert client.get(f"/api/matches/{match.pk}/").json()["dropped"] == {"stale": 3, "foreign": 1}
     html = client.get(f"/matches/{match.pk}/").content.decode()
     assert "<strong>3</strong> stale" in html and "<strong>1</strong> foreign" in html
+
+
+def test_crosstable_cells_read_w_l_and_open_the_head_to_head(client: Client) -> None:
+    from arena.models import Match, MatchStatus, Participation
+
+    league = make_league("H2H League", ["random", "greedy", "random"], rounds=2, fit=False)
+    a, b = "h2h-league-0", "h2h-league-1"
+    won = Participation.objects.filter(
+        bot__name=a, match__participations__bot__name=b, match__status=MatchStatus.FINISHED
+    ).values_list("won", flat=True)
+    wins, losses = sum(1 for w in won if w), sum(1 for w in won if w is False)
+    html = client.get(f"/leagues/{league.slug}/").content.decode()
+    link = f'href="/leagues/{league.slug}/h2h/{a}/{b}/"'
+    assert link in html and f'{wins}–{losses} <span class="n">({wins + losses})</span>' in html
+    page = client.get(f"/leagues/{league.slug}/h2h/{a}/{b}/")
+    assert page.status_code == 200
+    record = page.context["h2h"]
+    assert (record.wins, record.losses) == (wins, losses) and wins + losses == 4  # 2 rounds
+    shown = {m.pk for m in record.matches}
+    expected = set(
+        Match.objects.filter(participations__bot__name=a)
+        .filter(participations__bot__name=b)
+        .values_list("pk", flat=True)
+    )
+    assert shown == expected
+    assert client.get(f"/leagues/{league.slug}/h2h/{a}/nobody/").status_code == 404
+    assert client.get(f"/leagues/{league.slug}/h2h/{a}/{a}/").status_code == 400
