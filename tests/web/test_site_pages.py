@@ -243,3 +243,17 @@ def test_crosstable_cells_read_w_l_and_open_the_head_to_head(client: Client) -> 
     assert shown == expected
     assert client.get(f"/leagues/{league.slug}/h2h/{a}/nobody/").status_code == 404
     assert client.get(f"/leagues/{league.slug}/h2h/{a}/{a}/").status_code == 400
+
+
+def test_bot_chart_by_game_number_with_its_band(client: Client) -> None:
+    from leaderboard.charts import elo_band
+
+    league = make_league("Chart League", ["random", "greedy"], rounds=2, fit=False)
+    html = client.get(f"/bots/{league.slug}-0/").content.decode()
+    games = LiveRating.objects.get(league=league, bot__name=f"{league.slug}-0").games
+    assert '<polygon class="band"' in html and "game 1</text>" in html
+    assert f"game {games}</text>" in html and f"<title>game {games}:" in html
+    low, high = elo_band(1500, 1)
+    low16, high16 = elo_band(1500, 16)
+    assert abs((high - low) - 4 * (high16 - low16)) < 1e-9  # narrows as 1/√n
+    assert round(high - 1500) == round(1.96 * 347.4)
