@@ -1,7 +1,7 @@
 # Agent Avenue Arena — developer commands.
 #   make demo   the main job: install, migrate, play the demo league (house bots and an SDK bot
 #               over gRPC), serve the site, API and gateway on http://127.0.0.1:$(PORT)/
-#   make test   the whole suite (ruff, mypy, pytest) against PostgreSQL and Redis
+#   make test   the whole suite (ruff, mypy, import contract, pytest) against PostgreSQL and Redis
 # Every target creates .venv and installs into it with requirements.lock as needed.
 
 SHELL := /bin/bash
@@ -29,12 +29,12 @@ MYPY_PATHS = $(wildcard arena leaderboard workers referee scripts tests sdk/aven
 
 section = @printf '\n==== %s ====\n' "$(1)"
 
-.PHONY: help install demo test lint ruff mypy test-referee proto lock clean
+.PHONY: help install demo test lint ruff mypy imports test-referee proto lock clean
 
 help:
 	@echo "make demo    main job: install, migrate (SQLite), demo league with an SDK bot, serve site + API + gateway on $(HOST):$(PORT)"
 	@echo "make test    whole test suite: ruff, mypy, pytest against PostgreSQL + Redis"
-	@echo "make lint    ruff + mypy only"
+	@echo "make lint    ruff + mypy + the import contract only"
 	@echo "make proto   regenerate sdk/agent_avenue/ from proto/"
 	@echo "make lock    re-resolve requirements.lock from pyproject.toml (needs the network)"
 	@echo "make clean   remove .venv, caches and var/"
@@ -78,6 +78,8 @@ test: install
 	$(VENV)/bin/ruff check .
 	$(call section,mypy)
 	$(VENV)/bin/mypy $(MYPY_PATHS)
+	$(call section,import contract (lint-imports))
+	$(VENV)/bin/lint-imports --no-cache
 	$(call section,pytest)
 	@set +e; $(VENV)/bin/pytest $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then \
@@ -85,7 +87,7 @@ test: install
 	  exit 1; \
 	fi; exit $$rc
 
-lint: install ruff mypy
+lint: install ruff mypy imports
 
 ruff: install
 	$(call section,ruff)
@@ -94,6 +96,11 @@ ruff: install
 mypy: install
 	$(call section,mypy)
 	$(VENV)/bin/mypy $(MYPY_PATHS)
+
+# The layering of docs/architecture.md, as contracts in pyproject.toml [tool.importlinter].
+imports: install
+	$(call section,import contract (lint-imports))
+	$(VENV)/bin/lint-imports --no-cache
 
 # The referee's tests need neither Django nor services: run them with pytest-django off
 # (which leaves DJANGO_SETTINGS_MODULE in pyproject an unknown option, hence the -W).

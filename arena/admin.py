@@ -119,7 +119,7 @@ class LeagueAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
         super().save_formset(request, form, formset, change)
         if formset.model is Entry:
-            from leaderboard.models import LiveRating
+            from arena.ratings.models import LiveRating
 
             for entry in Entry.objects.filter(league=form.instance):
                 LiveRating.objects.get_or_create(league=form.instance, bot_id=entry.bot_id)

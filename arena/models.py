@@ -1,5 +1,5 @@
 """Competition domain models: bots (the protocol issue); leagues, entries, rounds, matches,
-their replays and participations (the leagues issue). Ratings are in ``leaderboard.models``.
+their replays and participations (the leagues issue). Ratings are in ``arena.ratings.models``.
 """
 
 from __future__ import annotations
@@ -58,10 +58,36 @@ class Bot(models.Model):
         return self.house_spec or self.name
 
 
+class BotVersion(models.Model):
+    """A version a bot reported in its Hello (``arena.services.bots.record_hello``): the
+    bot page's version history. One row per distinct (version, protocol); a bot that comes
+    back with an older version moves that row's ``last_seen`` forward."""
+
+    bot = models.ForeignKey("arena.Bot", on_delete=models.CASCADE, related_name="versions")
+    version = models.CharField(max_length=100, blank=True)
+    protocol_version = models.PositiveIntegerField()
+    first_seen = models.DateTimeField()
+    last_seen = models.DateTimeField()
+    hellos = models.PositiveIntegerField(default=1)
+
+    class Meta:
+        # created by the leaderboard app, which held this model first
+        db_table = "leaderboard_botversion"
+        ordering = ["bot", "-last_seen"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["bot", "version", "protocol_version"], name="botversion_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot_id} {self.version or '(no version)'} v{self.protocol_version}"
+
+
 # ------------------------------------------------------------------ leagues (issue 5)
 #
 # Written by the services in ``arena.services.leagues`` only; the docstrings say which
-# service owns each transition. Ratings live in ``leaderboard.models``.
+# service owns each transition. Ratings live in ``arena.ratings.models``.
 
 
 class LeagueMode(models.TextChoices):

@@ -75,6 +75,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_celery_beat",
     "arena.apps.ArenaConfig",
+    "arena.ratings.apps.RatingsConfig",
     "leaderboard.apps.LeaderboardConfig",
     "workers.apps.WorkersConfig",
 ]
@@ -152,6 +153,11 @@ ARENA_EMBEDDED = REDIS_URL is None
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_RESULT_BACKEND = REDIS_URL
 CELERY_TASK_ALWAYS_EAGER = ARENA_EMBEDDED
+#: who runs the work the domain hands over (``arena.dispatch``): Celery's workers, or this
+#: process in embedded mode
+ARENA_DISPATCHER = (
+    "arena.embedded.InProcessDispatcher" if ARENA_EMBEDDED else "workers.dispatch.CeleryDispatcher"
+)
 CELERY_TASK_EAGER_PROPAGATES = ARENA_EMBEDDED
 # JSON only: pickle would let anyone who can write to the broker run code on workers.
 CELERY_TASK_SERIALIZER = "json"

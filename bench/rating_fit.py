@@ -15,7 +15,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from leaderboard.batch import Results, fit  # noqa: E402
+from arena.ratings.batch import Results, fit  # noqa: E402
 
 
 def synthetic(bots: int, games: int, seed: int = 1) -> tuple[np.ndarray, Results]:

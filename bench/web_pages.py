@@ -94,7 +94,7 @@ def generate() -> None:
         Round,
         RoundStatus,
     )  # fmt: skip
-    from leaderboard.models import BatchRating, LiveRating
+    from arena.ratings.models import BatchRating, LiveRating
 
     t0 = time.perf_counter()
     rng = random.Random(7)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
 
 from referee.actions import Decision
 from referee.cards import (
@@ -24,7 +23,8 @@ from referee.cards import (
     Counts,
 )
 from referee.config import ADVANCED_PHASES, BASE_PHASES, RULESETS, Mode
-from referee.state import EndReason, Event, EventKind, Task
+from referee.events import EndReason, Event, EventKind, Task
+from referee.phases import Phases
 from referee.work import Work
 
 Modifier = Callable[[Work, int, Agent, int], int]
@@ -32,15 +32,6 @@ Trigger = Callable[[Work, int], int]
 Landing = Callable[[Work, Task], bool]
 EndCheck = Callable[[Work], Iterable[tuple[int, EndReason]]]
 Instant = Callable[[Work, int, int], bool]
-
-
-class Phases(NamedTuple):
-    name: str
-    recruit_modifiers: tuple[Modifier, ...]
-    after_move: tuple[Trigger, ...]
-    landings: tuple[Landing, ...]
-    landing_spaces: frozenset[int]
-    end_checks: tuple[EndCheck, ...]
 
 
 # --- recruiting and moving ----------------------------------------------------------------
@@ -303,7 +294,7 @@ _SPACES = {"black_market": CORNERS, "recall": RECALL_SPACES}
 
 
 @functools.cache
-def compile_phases(mode: Mode, ruleset: str) -> Phases:
+def compile_phases(mode: Mode, ruleset: str) -> Phases[Work]:
     parts = [BASE_PHASES, *([ADVANCED_PHASES] if mode is Mode.ADVANCED else []), RULESETS[ruleset]]
 
     def named(attr: str) -> tuple[str, ...]:

@@ -1,4 +1,4 @@
-"""The frozen game state and the public event log.
+"""The frozen game state.
 
 ``State`` is a ``NamedTuple``: immutable, cheap to build, compared by value. Hands, discards
 and play areas are count vectors indexed by ``Agent``; the deck is a tuple, top card first.
@@ -7,105 +7,17 @@ Only ``observe`` (observation.py) decides what of it a seat may see.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, Optional
+from typing import Any, NamedTuple
 
-from referee.actions import Decision, Side
-from referee.cards import Agent, BlackMarket, Counts, FastEnum
+from referee.actions import Decision
+from referee.cards import Agent, BlackMarket, Counts
 from referee.config import GameConfig
+from referee.events import EndReason, Event, EventKind, Log, Outcome, Task, log_events
+from referee.phases import Phases
 
-if TYPE_CHECKING:
-    from referee.effects import Phases
-
-
-class EndReason(FastEnum):
-    CATCH = "catch"
-    CODEBREAKERS = "three_codebreakers"
-    DAREDEVILS = "three_daredevils"
-    LEADER_OF_THE_PACK = "leader_of_the_pack"
-    MASTERPLAN = "masterplan"
-    SECURITY_SYSTEM = "security_system"
-    HOME_SPACE = "home_space"
-    OUT_OF_CARDS = "out_of_cards"
-    FORFEIT = "forfeit"
-
-
-class EventKind(FastEnum):
-    TURN_STARTED = "turn_started"  # team
-    DISCARDED = "discarded"  # seat (the card stays secret; it drew one)
-    NAMED_FACE_UP = "named_face_up"  # team, seat
-    PLAYED_FACE_UP = "played_face_up"  # seat, agent
-    PLAYED_FACE_DOWN = "played_face_down"  # seat
-    DREW = "drew"  # seat, amount
-    CHOSE = "chose"  # team that recruited, side, agent = the face-down card, now revealed
-    RECRUITED = "recruited"  # team, agent, amount = copies in play now
-    MOVED = "moved"  # team, amount, space (where it stopped)
-    MARKET_TAKEN = "market_taken"  # team, seat, bm
-    MARKET_REVEALED = "market_revealed"  # bm (refilled from the Black Market deck)
-    EFFECT_IGNORED = "effect_ignored"  # team, bm (could not be carried out)
-    RETRIEVED = "retrieved"  # team, seat, agent (Spycation / recall: play area -> hand)
-    STOLEN = "stolen"  # team, seat, agent (Mind Control: opponent's play area -> hand)
-    SHOWN_PAIR = "shown_pair"  # seat, agent (Double Trouble)
-    GAME_ENDED = "game_ended"  # team = winner, reason
-
-
-class Event(NamedTuple):
-    kind: EventKind
-    team: int = -1
-    seat: int = -1
-    agent: Agent | None = None
-    bm: BlackMarket | None = None
-    amount: int = 0
-    space: int = -1
-    side: Side | None = None
-    reason: EndReason | None = None
-
-    def to_json(self) -> dict[str, object]:
-        out: dict[str, object] = {"kind": self.kind.value}
-        if self.team >= 0:
-            out["team"] = self.team
-        if self.seat >= 0:
-            out["seat"] = self.seat
-        if self.agent is not None:
-            out["agent"] = self.agent.name
-        if self.bm is not None:
-            out["black_market"] = self.bm.name
-        if self.kind in (EventKind.MOVED, EventKind.DREW, EventKind.RECRUITED):
-            out["amount"] = self.amount
-        if self.space >= 0:
-            out["space"] = self.space
-        if self.side is not None:
-            out["side"] = self.side.value
-        if self.reason is not None:
-            out["reason"] = self.reason.value
-        return out
-
-
-#: the event log is a cons list (event, older) so appending stays O(1) on frozen state
-Log = Optional[tuple[Event, "Log"]]  # noqa: UP045 - a runtime alias, kept explicit
-
-
-def log_events(log: Log) -> tuple[Event, ...]:
-    out: list[Event] = []
-    while log is not None:
-        out.append(log[0])
-        log = log[1]
-    out.reverse()
-    return tuple(out)
-
-
-class Task(NamedTuple):
-    """A landing still to resolve in this turn's Black Market step (stack, top last)."""
-
-    team: int
-    space: int
-
-
-class Outcome(NamedTuple):
-    winner: int
-    reason: EndReason
-    #: two teams met an end condition and the active team won the tie
-    tiebreak: bool = False
-    forfeit_seat: int = -1
+# The event types live in events.py; they are named here too, where callers have always
+# found them.
+__all__ = ["EndReason", "Event", "EventKind", "Log", "Outcome", "State", "Task", "log_events"]
 
 
 class State(NamedTuple):
@@ -136,7 +48,8 @@ class State(NamedTuple):
     deck_order: tuple[Agent, ...]  # the shuffled order the game was dealt from
     bm_order: tuple[BlackMarket, ...]
     seed: int | None
-    phases: Phases
+    #: the compiled rule lists (phases.py); the state only carries them
+    phases: Phases[Any]
 
     @property
     def over(self) -> bool:

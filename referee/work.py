@@ -7,8 +7,6 @@ move, recruit, log) are the only places that touch hands, the deck and the meepl
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from referee.actions import Decision
 from referee.cards import (
     BOARD_SIZE,
@@ -18,11 +16,9 @@ from referee.cards import (
     Counts,
 )
 from referee.config import GameConfig
-from referee.state import Event, EventKind, Log, Outcome, State, Task
-
-if TYPE_CHECKING:
-    from referee.effects import Phases
-
+from referee.events import Event, EventKind, Log, Outcome, Task
+from referee.phases import Phases
+from referee.state import State
 
 _new = tuple.__new__
 
@@ -56,7 +52,7 @@ class Work:
     deck_order: tuple[Agent, ...]
     bm_order: tuple[BlackMarket, ...]
     seed: int | None
-    phases: Phases
+    phases: Phases[Work]
 
     def __init__(self, s: State) -> None:
         (

@@ -37,13 +37,13 @@ def schedule_due_rounds(league_id: int | None = None) -> dict[str, object]:
 
 @app.task(name="arena.recompute_ratings", soft_time_limit=1800, time_limit=1900)
 def recompute_ratings(league_id: int, fix: bool = False) -> dict[str, object]:
-    from leaderboard.services import recompute_ratings as recompute
+    from arena.ratings.services import recompute_ratings as recompute
 
     return recompute(league_id, fix=fix).to_json()
 
 
 @app.task(name="arena.fit_batch_ratings", soft_time_limit=600, time_limit=660)
 def fit_batch_ratings(league_id: int) -> dict[str, object]:
-    from leaderboard.services import fit_batch_ratings as fit
+    from arena.ratings.services import fit_batch_ratings as fit
 
     return fit(league_id).to_json()

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TypeVar
 
 from agent_avenue.v1 import arena_pb2 as pb
-from arena.runner.faults import FaultCause
+from arena.protocol.faults import FaultCause
 from referee import (
     Action,
     Agent,

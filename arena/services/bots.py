@@ -9,12 +9,14 @@ from __future__ import annotations
 import hashlib
 import secrets
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
-from arena.models import Bot, BotKind
+from arena.models import Bot, BotKind, BotVersion
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -109,9 +111,7 @@ def authenticate_token(token: str) -> Bot | None:
 
 def record_hello(bot_id: str, *, protocol_version: int, bot_version: str) -> None:
     """Remember what the bot's last Hello said, and that it was seen now; the version
-    history on the bot's page (``leaderboard.models.BotVersion``) gets it too."""
-    from leaderboard.versions import record_version
-
+    history on the bot's page (``BotVersion``) gets it too."""
     # the bot chooses this string: PostgreSQL refuses NUL in text (found by fuzzing)
     bot_version = bot_version.replace("\x00", "")[:100]
     now = timezone.now()
@@ -122,6 +122,21 @@ def record_hello(bot_id: str, *, protocol_version: int, bot_version: str) -> Non
     )
     if known:
         record_version(bot_id, bot_version, protocol_version, now)
+
+
+def record_version(bot_id: str | int, version: str, protocol_version: int, now: datetime) -> None:
+    """Count one Hello of this version (idempotent row per version; concurrent Hellos of
+    one bot may race on the first insert, which the unique constraint settles)."""
+    updated = BotVersion.objects.filter(
+        bot_id=bot_id, version=version, protocol_version=protocol_version
+    ).update(last_seen=now, hellos=F("hellos") + 1)
+    if not updated:
+        BotVersion.objects.get_or_create(
+            bot_id=bot_id,
+            version=version,
+            protocol_version=protocol_version,
+            defaults={"first_seen": now, "last_seen": now},
+        )
 
 
 def record_seen(bot_id: str) -> None:

@@ -18,13 +18,14 @@ from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from arena.dispatch import enqueue_match
 from arena.models import (
     League,
     Match,
     MatchEndReason,
     MatchStatus,
 )
-from arena.services.rounds import do_complete_round_if_done, enqueue_match
+from arena.services.rounds import do_complete_round_if_done
 
 logger = logging.getLogger(__name__)
 

@@ -11,186 +11,31 @@ Rounds and matches are in ``arena.services.rounds`` and ``arena.services.matches
 
 from __future__ import annotations
 
-import json
-import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from datetime import UTC, datetime
-from typing import Any
 
-from celery.schedules import crontab
 from django.db import transaction
 from django.utils.text import slugify
-from django_celery_beat.models import CrontabSchedule, IntervalSchedule, PeriodicTask
 
 from arena.models import Bot, BotKind, Entry, League, LeagueMode, LeagueStatus
+from arena.ratings.models import LiveRating
 from arena.runner import FaultAction, FaultCause, FaultPolicy, TimeControl
-from leaderboard.models import LiveRating
+from arena.services.errors import LeagueError
+
+# re-exported: callers find the schedule calls beside the other league services
+from arena.services.schedules import (  # noqa: F401
+    REAPER_TASK_NAME,
+    ScheduleSpec,
+    check_schedule,
+    do_set_schedule,
+    enable_schedule,
+    ensure_reaper,
+    schedule_of,
+)
 from referee import ConfigError, GameConfig
 from referee.bots import HOUSE_BOTS
 from referee.config import RULESETS
-
-#: the beat entry that reaps expired leases (``schedule_due_rounds`` without a league)
-REAPER_TASK_NAME = "arena: reap expired match leases"
-REAPER_EVERY_S = 30
-SCHEDULE_TASK = "arena.schedule_due_rounds"
-#: a league's rounds may not start more often than this
-MIN_INTERVAL_S = 10
-MAX_INTERVAL_S = 366 * 24 * 3600
-
-
-class LeagueError(ValueError):
-    """A league request refused, with a message for a person; ``field`` names the setting
-    at fault when there is one (the admin shows the message beside it)."""
-
-    def __init__(self, message: str, field: str | None = None) -> None:
-        super().__init__(message)
-        self.field = field
-
-
-# ------------------------------------------------------------------ schedules
-
-
-@dataclass(frozen=True)
-class ScheduleSpec:
-    """When a league's rounds start: every N seconds, or a cron expression (UTC)."""
-
-    every_s: int | None = None
-    cron: str | None = None
-
-    _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-
-    @classmethod
-    def parse(cls, text: str) -> ScheduleSpec:
-        """``every 10m`` / ``10m`` / ``90s`` / ``2h`` / ``1d``, or a five-field cron
-        expression (``*/15 * * * *``, optionally prefixed ``cron:``)."""
-        t = text.strip()
-        if t.lower().startswith("cron:"):
-            return cls(cron=" ".join(t[5:].split()))
-        m = re.fullmatch(r"(?:every\s+)?(\d+)\s*([smhd])", t.lower())
-        if m:
-            return cls(every_s=int(m.group(1)) * cls._UNITS[m.group(2)])
-        if len(t.split()) == 5:
-            return cls(cron=" ".join(t.split()))
-        raise LeagueError(
-            f"cannot read the schedule {text!r}: write e.g. 'every 10m', '2h', '1d' or a "
-            "cron expression of five fields such as '*/15 * * * *'",
-            "schedule",
-        )
-
-    def describe(self) -> str:
-        if self.cron is not None:
-            return f"cron {self.cron} (UTC)"
-        assert self.every_s is not None
-        for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-            if self.every_s % size == 0:
-                return f"every {self.every_s // size}{unit}"
-        return f"every {self.every_s}s"
-
-    def celery_crontab(self) -> crontab:
-        assert self.cron is not None
-        minute, hour, dom, month, dow = self.cron.split()
-        return crontab(
-            minute=minute, hour=hour, day_of_month=dom, month_of_year=month, day_of_week=dow
-        )
-
-
-def check_schedule(spec: ScheduleSpec) -> None:
-    if (spec.every_s is None) == (spec.cron is None):
-        raise LeagueError("a schedule is either an interval or a cron expression", "schedule")
-    if spec.every_s is not None:
-        if spec.every_s < MIN_INTERVAL_S:
-            raise LeagueError(
-                f"rounds cannot start every {spec.every_s} s: the shortest interval is "
-                f"{MIN_INTERVAL_S} s",
-                "schedule",
-            )
-        if spec.every_s > MAX_INTERVAL_S:
-            raise LeagueError("rounds must start at least once a year", "schedule")
-        return
-    try:
-        spec.celery_crontab().remaining_estimate(datetime.now(UTC))
-    except (ValueError, IndexError) as exc:
-        # celery says e.g. "day_of_month '31' never occurs in month_of_year '2'"
-        raise LeagueError(f"impossible schedule {spec.cron!r}: {exc}", "schedule") from None
-
-
-def schedule_of(league: League) -> ScheduleSpec | None:
-    task = league.schedule
-    if task is None:
-        return None
-    if task.interval is not None:
-        return ScheduleSpec(every_s=int(task.interval.schedule.run_every.total_seconds()))
-    if task.crontab is not None:
-        c = task.crontab
-        return ScheduleSpec(
-            cron=f"{c.minute} {c.hour} {c.day_of_month} {c.month_of_year} {c.day_of_week}"
-        )
-    return None
-
-
-def _beat_schedule(spec: ScheduleSpec) -> dict[str, Any]:
-    if spec.every_s is not None:
-        interval, _ = IntervalSchedule.objects.get_or_create(
-            every=spec.every_s, period=IntervalSchedule.SECONDS
-        )
-        return {"interval": interval, "crontab": None}
-    assert spec.cron is not None
-    minute, hour, dom, month, dow = spec.cron.split()
-    cron, _ = CrontabSchedule.objects.get_or_create(
-        minute=minute,
-        hour=hour,
-        day_of_month=dom,
-        month_of_year=month,
-        day_of_week=dow,
-        timezone="UTC",
-    )
-    return {"interval": None, "crontab": cron}
-
-
-def ensure_reaper() -> PeriodicTask:
-    """The beat entry that reaps expired match leases every 30 s (idempotent)."""
-    interval, _ = IntervalSchedule.objects.get_or_create(
-        every=REAPER_EVERY_S, period=IntervalSchedule.SECONDS
-    )
-    task, _ = PeriodicTask.objects.get_or_create(
-        name=REAPER_TASK_NAME,
-        defaults={"task": SCHEDULE_TASK, "interval": interval, "kwargs": "{}"},
-    )
-    return task
-
-
-@transaction.atomic
-def do_set_schedule(league: League, spec: ScheduleSpec | None) -> None:
-    """Give ``league`` this schedule (None: rounds start by hand only). Locks the league
-    row so that two edits of one league do not make two beat entries."""
-    if spec is not None:
-        check_schedule(spec)
-    locked = League.objects.select_for_update().get(pk=league.pk)
-    task = locked.schedule
-    if spec is None:
-        if task is not None:
-            League.objects.filter(pk=league.pk).update(schedule=None)
-            task.delete()
-        league.schedule = None
-        return
-    values = {
-        "task": SCHEDULE_TASK,
-        "kwargs": json.dumps({"league_id": league.pk}),
-        "enabled": locked.status == LeagueStatus.ACTIVE,
-        **_beat_schedule(spec),
-    }
-    if task is None:
-        task = PeriodicTask.objects.create(name=f"league {league.slug}: next round", **values)
-        League.objects.filter(pk=league.pk).update(schedule=task)
-    else:
-        for key, value in values.items():
-            setattr(task, key, value)
-        task.save()
-    league.schedule = task
-    ensure_reaper()
-
 
 # ------------------------------------------------------------------ configuration
 
@@ -327,9 +172,7 @@ def do_set_status(league: League, status: LeagueStatus) -> None:
     League.objects.filter(pk=league.pk).update(status=status)
     league.status = status
     if league.schedule_id is not None:
-        PeriodicTask.objects.filter(pk=league.schedule_id).update(
-            enabled=status == LeagueStatus.ACTIVE
-        )
+        enable_schedule(league, status == LeagueStatus.ACTIVE)
 
 
 def get_league(name_or_slug: str) -> League:

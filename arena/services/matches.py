@@ -14,7 +14,7 @@ The path of one attempt (``play_match``, what the ``arena.run_match`` task calls
 3. ``do_finish_match``: result, replay, participations and rating changes in **one
    transaction**, with the match row locked and checked to still be this attempt's, so a
    worker that lost its lease writes nothing and a match is rated at most once
-   (``leaderboard.RatedMatch`` is unique per match besides).
+   (``ratings.RatedMatch`` is unique per match besides).
 
 Infrastructure faults (the relay or the database failing, a referee exception, the task's
 time limit) void the attempt (``do_void_attempt``): the match goes back to the queue and is

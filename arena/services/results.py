@@ -19,11 +19,11 @@ from arena.models import (
     MatchStatus,
     Participation,
 )
+from arena.ratings.ledger import ZeroSumViolation, match_changes
+from arena.ratings.models import START_RATING, LiveRating, RatedMatch
 from arena.runner import MatchResult
 from arena.services.claims import Claim, PlayOutcome
 from arena.services.rounds import do_complete_round_if_done
-from leaderboard.ledger import ZeroSumViolation, match_changes
-from leaderboard.models import START_RATING, LiveRating, RatedMatch
 
 logger = logging.getLogger(__name__)
 

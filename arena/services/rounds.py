@@ -1,7 +1,7 @@
 """Rounds: scheduling them (idempotent), finding the due ones, reaping lost matches.
 
-Every function that writes says what it locks. Tasks are enqueued with
-``transaction.on_commit``, so a worker never looks for a row that is not committed yet.
+Every function that writes says what it locks. Work is handed over through the dispatch
+port (``arena.dispatch``), on commit.
 """
 
 from __future__ import annotations
@@ -15,37 +15,12 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from arena.dispatch import enqueue_fit, enqueue_match
 from arena.models import Entry, League, Match, MatchStatus, Participation, Round, RoundStatus
 from arena.scheduling import Pairing, meetings, mirror_games, round_pairings
 from arena.services.leagues import LeagueError, check_can_schedule
 
 logger = logging.getLogger(__name__)
-
-
-# ------------------------------------------------------------------ enqueueing
-
-
-def enqueue_match(match_id: int, countdown: float | None = None) -> None:
-    """Send ``run_match`` once the current transaction commits. Harmless if sent twice:
-    the claim lets only one worker play an attempt."""
-    from workers.tasks import run_match
-
-    if settings.CELERY_TASK_ALWAYS_EAGER:
-        # embedded mode: play it here (an eager task cannot wait: a delayed retry is left
-        # to the caller's loop, `league run`)
-        if not countdown:
-            transaction.on_commit(lambda: run_match.apply((match_id,)))
-        return
-    transaction.on_commit(lambda: run_match.apply_async((match_id,), countdown=countdown))
-
-
-def enqueue_fit(league_id: int) -> None:
-    from workers.tasks import fit_batch_ratings
-
-    if settings.CELERY_TASK_ALWAYS_EAGER:
-        transaction.on_commit(lambda: fit_batch_ratings.apply((league_id,)))
-    else:
-        transaction.on_commit(lambda: fit_batch_ratings.delay(league_id))
 
 
 # ------------------------------------------------------------------ scheduling

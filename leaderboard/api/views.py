@@ -24,13 +24,14 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 
 from arena.models import Bot, BotKind, League
+from arena.ratings.models import LiveRating
 from arena.services import owned_bots as svc
 from avenue_sdk.viewer.frames import SPECTATOR
 from leaderboard import replays
 from leaderboard.api import serializers as s
 from leaderboard.api.auth import issue_api_key, revoke_api_key
 from leaderboard.api.base import ArenaView, fields_of
-from leaderboard.models import ApiToken, LiveRating
+from leaderboard.models import ApiToken
 from leaderboard.reads import leagues as league_reads
 from leaderboard.reads import matches as match_reads
 from leaderboard.reads.bots import connected_now

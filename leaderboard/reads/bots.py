@@ -12,10 +12,10 @@ from typing import Any
 from django.core.cache import cache
 from django.db.models import Avg, Count, Max, Prefetch, Sum
 
-from arena.models import Bot, BotKind, Entry, League, Match, MatchStatus, Participation
+from arena.models import Bot, BotKind, BotVersion, Entry, League, Match, MatchStatus, Participation
+from arena.ratings.models import BatchRating, LiveRating
 from arena.relay import RelayError, runner_relay
 from leaderboard.charts import elo_band, rating_by_game_svg
-from leaderboard.models import BatchRating, BotVersion, LiveRating
 
 logger = logging.getLogger(__name__)
 

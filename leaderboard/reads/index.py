@@ -8,7 +8,7 @@ from decimal import Decimal
 from django.db.models import Count, Max, Q, Sum
 
 from arena.models import Bot
-from leaderboard.models import LiveRating
+from arena.ratings.models import LiveRating
 
 #: bots listed per page of /bots/
 BOTS_PER_PAGE = 50

@@ -14,8 +14,8 @@ from django.utils import timezone
 
 from arena import public_facts
 from arena.models import Entry, League, LeagueStatus, Match, MatchStatus, Participation, Round
+from arena.ratings.models import BatchRating, LiveRating
 from leaderboard.crosstable import Cell, crosstable
-from leaderboard.models import BatchRating, LiveRating
 
 #: a bot is marked provisional in a league until it has played this many games there
 PROVISIONAL_GAMES = 20

@@ -82,5 +82,14 @@ def main(argv: list[str] | None = None) -> int:
         log_dir=args.log_dir,
         transcript=args.transcript,
     )
-    signal.signal(signal.SIGTERM, lambda *_: client.stop())
+    # Ctrl-C and SIGTERM both end the stream cleanly: stop() cancels the call, the read loop
+    # ends and the process exits. (A KeyboardInterrupt raised wherever the main thread
+    # happens to be, possibly deep inside gRPC, could leave the process hanging at exit.)
+    def stop(signum: int, _frame: object) -> None:
+        what = "interrupted" if signum == signal.SIGINT else "terminated"
+        logging.getLogger("avenue_sdk").info("%s; closing the connection", what)
+        client.stop()
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, stop)
     return client.run()

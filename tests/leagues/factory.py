@@ -6,8 +6,8 @@ from decimal import Decimal
 from typing import Any
 
 from arena.models import League, Match, MatchStatus
+from arena.ratings.models import START_RATING, LiveRating, RatedMatch
 from arena.services import leagues as svc
-from leaderboard.models import START_RATING, LiveRating, RatedMatch
 
 
 def house_league(name: str, specs: list[str], **settings: Any) -> League:

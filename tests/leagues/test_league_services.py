@@ -13,6 +13,8 @@ from django_celery_beat.models import PeriodicTask
 
 from arena.admin import LeagueForm
 from arena.models import League, Match, MatchEndReason, MatchStatus, Participation, Round
+from arena.ratings.models import LiveRating, RatedMatch
+from arena.ratings.services import fit_batch_ratings, recompute_ratings
 from arena.relay.redis import RedisRunnerRelay
 from arena.runner import HouseSeat, run_match
 from arena.services import leagues as svc
@@ -21,8 +23,6 @@ from arena.services.claims import PlayOutcome, do_claim_match
 from arena.services.matches import play_match
 from arena.services.results import do_finish_match
 from arena.services.rounds import do_schedule_due_rounds, do_schedule_round
-from leaderboard.models import LiveRating, RatedMatch
-from leaderboard.services import fit_batch_ratings, recompute_ratings
 from referee import GameConfig
 from tests.leagues.factory import assert_rated_once, house_league, rating_total
 
@@ -75,7 +75,7 @@ def test_bad_settings_are_refused_with_a_clear_message(changes, field, message) 
     ("text", "message"),
     [
         ("every 1s", "the shortest interval is 10 s"),
-        ("0 0 31 2 *", "never occurs in month_of_year"),
+        ("0 0 31 2 *", "that day of the month never occurs in the months given"),
         ("61 * * * *", "impossible schedule"),
         ("now and then", "cannot read the schedule"),
     ],

@@ -10,11 +10,11 @@ from django.utils import timezone
 from django_celery_beat.models import PeriodicTask
 
 from arena.models import Match, MatchEndReason, MatchReplay, MatchStatus, Round, RoundStatus
+from arena.ratings.models import BatchRating, LiveRating, RatedMatch
+from arena.ratings.services import recompute_ratings
 from arena.services.bots import create_bot
 from arena.services.leagues import ScheduleSpec, do_enter, do_set_schedule
 from arena.services.rounds import do_schedule_due_rounds, do_schedule_round
-from leaderboard.models import BatchRating, LiveRating, RatedMatch
-from leaderboard.services import recompute_ratings
 from referee.replay import from_json, validate
 from tests.leagues.conftest import Cluster, Worker, wait_for
 from tests.leagues.factory import assert_rated_once, house_league, rating_total

@@ -43,11 +43,11 @@ from arena.models import (
     Round,
     RoundStatus,
 )
+from arena.ratings.models import START_RATING, LiveRating, RatedMatch
+from arena.ratings.services import recompute_ratings
 from arena.services import leagues as svc
 from arena.services.bots import create_bot
 from arena.services.rounds import do_reap, do_schedule_round
-from leaderboard.models import START_RATING, LiveRating, RatedMatch
-from leaderboard.services import recompute_ratings
 from referee.replay import from_json, validate
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -33,10 +33,11 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from arena.models import Bot, Entry, League, Match, MatchReplay, MatchStatus, Participation
+from arena.ratings.models import LiveRating, RatedMatch
+from arena.ratings.services import recompute_ratings
 from arena.services import owned_bots
 from leaderboard.api.auth import issue_api_key
-from leaderboard.models import ApiToken, LiveRating, RatedMatch
-from leaderboard.services import recompute_ratings
+from leaderboard.models import ApiToken
 from referee.replay import from_json, validate
 from tests.leagues.factory import rating_total
 from tests.web.helpers import make_league, make_live

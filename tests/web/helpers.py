@@ -10,11 +10,11 @@ import json
 from dataclasses import dataclass
 
 from arena.models import League, Match, MatchStatus
+from arena.ratings.services import fit_batch_ratings
 from arena.services import leagues as svc
 from arena.services.matches import do_claim_match, game_config, play_match
 from arena.services.rounds import do_schedule_round
 from avenue_sdk.viewer.frames import _cards
-from leaderboard.services import fit_batch_ratings
 from referee import new_game
 
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from arena.models import Match, MatchStatus
+from arena.models import BotVersion, Match, MatchStatus
 from arena.services.bots import record_hello
-from leaderboard.models import BotVersion
 from tests.web.helpers import make_league
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 from django.test import Client
 
-from leaderboard.models import BatchRating, LiveRating
+from arena.ratings.models import BatchRating, LiveRating
 from leaderboard.reads import leagues as league_reads
 from leaderboard.reads.leagues import StandingRow, rank_rows
 from tests.web.helpers import make_league

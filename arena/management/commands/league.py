@@ -21,21 +21,21 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Count
 from django.utils import timezone
 
+from arena.dispatch import dispatcher
 from arena.models import Bot, Entry, League, LeagueStatus, Match, MatchStatus, Round
+from arena.ratings.services import fit_batch_ratings, recompute_ratings, standings
 from arena.services import leagues as svc
 from arena.services.claims import PlayOutcome
 from arena.services.matches import play_match
 from arena.services.rounds import do_schedule_due_rounds, do_schedule_round
-from leaderboard.services import fit_batch_ratings, recompute_ratings, standings
 from referee.bots import HOUSE_BOTS
 
 DEMO_LEAGUE = "Demo league"
-QUIET_LOGGERS = ("arena.services", "arena.runner", "leaderboard.services", "celery.app.trace")
+QUIET_LOGGERS = ("arena.services", "arena.runner", "arena.ratings.services", "celery.app.trace")
 
 
 def _house_spec(name: str) -> bool:
@@ -210,7 +210,7 @@ class Command(BaseCommand):
             if report.scheduled is not None:
                 where = (
                     "played in this process (embedded mode)"
-                    if settings.CELERY_TASK_ALWAYS_EAGER
+                    if dispatcher().in_process
                     else "sent to the workers"
                 )
                 self.stdout.write(
@@ -359,7 +359,7 @@ class Command(BaseCommand):
                     self.stdout.write(f"round {rnd.number}: stopped after {done} matches")
                     return False
                 time.sleep(0.5)  # held by a worker, or waiting for a no-show retry
-        if not settings.CELERY_TASK_ALWAYS_EAGER:
+        if not dispatcher().in_process:
             fit_batch_ratings(league.pk)  # in embedded mode the round's end already did
         rnd.refresh_from_db()
         self.stdout.write(

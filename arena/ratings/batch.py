@@ -11,7 +11,7 @@ Each bootstrap replicate is refitted in full while the data are small (up to
 ``EXACT_ROWS`` distinct match-ups: every ordinary league). Beyond that a replicate takes one
 Newton step from the full-data estimate with the full-data Hessian, factorised once: the
 linearised bootstrap, which moves interval ends by a few percent of the interval's width
-(``tests/leaderboard/test_ratings_math.py``) and makes 1,000 bots and 1,000,000 games fit
+(``tests/ratings/test_ratings_math.py``) and makes 1,000 bots and 1,000,000 games fit
 in seconds.
 """
 

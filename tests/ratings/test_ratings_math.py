@@ -7,8 +7,8 @@ import warnings
 import numpy as np
 import pytest
 
-from leaderboard.batch import CENTRE, Game, fit
-from leaderboard.elo import elo_update, expected_score, team_deltas
+from arena.ratings.batch import CENTRE, Game, fit
+from arena.ratings.elo import elo_update, expected_score, team_deltas
 
 
 def test_expected_score_is_the_elo_curve() -> None:

@@ -1,6 +1,6 @@
 """Rating services: recompute live ratings from history, fit batch ratings, standings.
 
-Live ratings are written by ``arena.services.matches.do_finish_match`` (with the result, in
+Live ratings are written by ``arena.services.results`` (with the result, in
 one transaction); this module reads the ledger back.
 """
 
@@ -15,9 +15,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from arena.models import League, Match, MatchEndReason, MatchStatus, Participation
-from leaderboard.batch import Game, fit
-from leaderboard.ledger import match_changes
-from leaderboard.models import START_RATING, BatchRating, LiveRating, RatedMatch
+from arena.ratings.batch import Game, fit
+from arena.ratings.ledger import match_changes
+from arena.ratings.models import START_RATING, BatchRating, LiveRating, RatedMatch
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Live Elo changes of one match as exact decimals (pure: no ORM).
 
-``leaderboard.elo.team_deltas`` gives float changes; the ledger rounds them once, to
+``arena.ratings.elo.team_deltas`` gives float changes; the ledger rounds them once, to
 ``PLACES`` decimals, in a way that keeps them exactly zero-sum: teams of equal size get
 ``+d`` and ``-d``; with one player against two, the pair's per-member change is rounded and
 the solo player gets exactly minus twice it. The live rating rows store these decimals, so
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import ROUND_HALF_EVEN, Decimal
 
-from leaderboard.elo import team_deltas
+from arena.ratings.elo import team_deltas
 
 PLACES = Decimal("0.0001")
 

@@ -1,0 +1,54 @@
+"""The dispatch port: how the competition domain hands work to whoever runs it.
+
+Domain services never import Celery. They call ``enqueue_match`` / ``enqueue_fit`` here,
+which hand the work, once the current transaction commits, to the dispatcher named by
+``settings.ARENA_DISPATCHER``:
+
+* ``workers.dispatch.CeleryDispatcher`` (distributed mode): sends the Celery tasks;
+* ``arena.embedded.InProcessDispatcher`` (embedded mode, no broker): runs the same
+  service functions in this process.
+
+On commit, so that a worker never looks for a row that is not committed yet; harmless if
+sent twice, since the claim lets only one worker play an attempt.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Protocol
+
+from django.conf import settings
+from django.db import transaction
+from django.utils.module_loading import import_string
+
+
+class Dispatcher(Protocol):
+    #: whether handed-over work runs in this process, inside the call (embedded mode)
+    in_process: bool
+
+    def run_match(self, match_id: int, countdown: float | None = None) -> None:
+        """Play (an attempt of) the match, after ``countdown`` seconds if given."""
+
+    def fit_ratings(self, league_id: int) -> None:
+        """Refit the league's batch ratings."""
+
+
+@functools.cache
+def _load(path: str) -> Dispatcher:
+    dispatcher: Dispatcher = import_string(path)()
+    return dispatcher
+
+
+def dispatcher() -> Dispatcher:
+    """The configured dispatcher (one instance per dotted path)."""
+    return _load(settings.ARENA_DISPATCHER)
+
+
+def enqueue_match(match_id: int, countdown: float | None = None) -> None:
+    """Play the match once the current transaction commits."""
+    transaction.on_commit(lambda: dispatcher().run_match(match_id, countdown))
+
+
+def enqueue_fit(league_id: int) -> None:
+    """Refit the league's batch ratings once the current transaction commits."""
+    transaction.on_commit(lambda: dispatcher().fit_ratings(league_id))

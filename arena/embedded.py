@@ -1,0 +1,24 @@
+"""The dispatch port in embedded mode: the work runs here, in the calling process.
+
+Embedded mode has no broker and no worker, so the service functions a Celery task would
+call run inside ``enqueue_*``'s on-commit hook. A delayed retry (``countdown``) cannot wait
+here: it is left to the loop that drives the league (``manage.py league run``, the demo),
+which finds the match still queued and plays it when it is due.
+"""
+
+from __future__ import annotations
+
+from arena.ratings.services import fit_batch_ratings
+from arena.services.matches import play_match
+
+
+class InProcessDispatcher:
+    in_process = True
+
+    def run_match(self, match_id: int, countdown: float | None = None) -> None:
+        if countdown:
+            return
+        play_match(match_id)
+
+    def fit_ratings(self, league_id: int) -> None:
+        fit_batch_ratings(league_id)

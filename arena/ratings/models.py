@@ -1,0 +1,94 @@
+"""Ratings of bots in leagues.
+
+* ``LiveRating``: the Elo after every rated match, one row per (league, bot); written only
+  by ``arena.services.results`` (with the match's result, the row locked).
+* ``RatedMatch``: the ledger of rating applications. One row per rated match (unique), so
+  a match is rated at most once; its id orders the applications, which is the order
+  ``recompute_ratings`` replays them in. The per-bot changes are on the match's
+  ``arena.Participation`` rows (before / after / change).
+* ``BatchRating``: the latest maximum-likelihood fit with 95% intervals (``arena.ratings.batch``).
+
+Live ratings are decimals with 4 places: every change is rounded once, the same way, so the
+league's total is conserved exactly and a recompute gives exactly the stored values.
+
+The tables were created by the ``leaderboard`` app, which held these models before the
+competition domain took them over; they keep their names (``db_table``) and their rows.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.db import models
+
+START_RATING = Decimal("1500.0000")
+
+
+class LiveRating(models.Model):
+    league = models.ForeignKey(
+        "arena.League", on_delete=models.CASCADE, related_name="live_ratings"
+    )
+    bot = models.ForeignKey("arena.Bot", on_delete=models.CASCADE, related_name="live_ratings")
+    rating = models.DecimalField(max_digits=12, decimal_places=4, default=START_RATING)
+    games = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+    #: games this bot lost by its own fault (timeout, crash, no-show, ...)
+    forfeits = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "leaderboard_liverating"
+        ordering = ["league", "-rating"]
+        constraints = [
+            models.UniqueConstraint(fields=["league", "bot"], name="liverating_unique_bot")
+        ]
+        indexes = [models.Index(fields=["league", "-rating"], name="liverating_standings")]
+
+    def __str__(self) -> str:
+        return f"{self.bot_id} in {self.league_id}: {self.rating}"
+
+
+class RatedMatch(models.Model):
+    """One application of a match's rating changes (the ledger; see the module doc)."""
+
+    id = models.BigAutoField(primary_key=True)
+    league = models.ForeignKey("arena.League", on_delete=models.CASCADE, related_name="+")
+    match = models.OneToOneField("arena.Match", on_delete=models.CASCADE, related_name="rating")
+    #: the K the changes were computed with (a league's K may change later)
+    k_factor = models.FloatField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "leaderboard_ratedmatch"
+        ordering = ["id"]
+        indexes = [models.Index(fields=["league", "id"], name="ratedmatch_league_order")]
+
+
+class BatchRating(models.Model):
+    """A bot's rating in the league's latest batch fit (replaced as a whole by each fit)."""
+
+    league = models.ForeignKey(
+        "arena.League", on_delete=models.CASCADE, related_name="batch_ratings"
+    )
+    bot = models.ForeignKey("arena.Bot", on_delete=models.CASCADE, related_name="batch_ratings")
+    elo = models.FloatField()
+    low = models.FloatField()
+    high = models.FloatField()
+    rank = models.PositiveIntegerField()
+    rank_low = models.PositiveIntegerField()
+    rank_high = models.PositiveIntegerField()
+    games = models.PositiveIntegerField()
+    #: bootstrap replicates behind the intervals
+    bootstrap = models.PositiveIntegerField()
+    #: finished matches in the fit
+    matches = models.PositiveIntegerField()
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        db_table = "leaderboard_batchrating"
+        ordering = ["league", "rank"]
+        constraints = [
+            models.UniqueConstraint(fields=["league", "bot"], name="batchrating_unique_bot")
+        ]
+        indexes = [models.Index(fields=["league", "rank"], name="batchrating_standings")]
