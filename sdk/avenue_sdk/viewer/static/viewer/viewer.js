@@ -170,9 +170,13 @@
         return this.load();
       }
       if (!response.ok) {
+        // a live page whose match ended (its replay may now be withheld until the other
+        // game of its pair is over): the page itself says what there is now
+        if (this.live && this.frames) return location.reload();
         this.status.textContent = data.detail || data.error || `could not load the replay (${response.status})`;
         return;
       }
+      if (this.live && this.frames && data.live === false) return location.reload();
       this.data = data;
       this.frames = data.frames;
       const bad = this.badPerspective
@@ -192,10 +196,12 @@
         start = found < 0 ? this.frames.length - 1 : found;
       }
       this.wantStep = this.wantTurn = null;
-      if (this.live) start = this.frames.length - 1;
+      // live: follow the game unless the visitor stepped back to look at something
+      const following = keep === null || this.followLive;
+      if (this.live && following) start = this.frames.length - 1;
       this.go(start);
-      if (this.live && data.live !== false && !this.frames[this.frames.length - 1].outcome) {
-        setTimeout(() => this.load(), 5000);
+      if (this.live && data.live !== false) {
+        setTimeout(() => this.load(), 2000);
       }
     }
 
@@ -238,6 +244,7 @@
     go(i) {
       if (!this.frames) return;
       this.index = Math.max(0, Math.min(this.frames.length - 1, i));
+      this.followLive = this.index === this.frames.length - 1;
       if (this.index === this.frames.length - 1) this.pause();
       this.render();
       const params = new URLSearchParams(location.search);
