@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "arena.apps.ArenaConfig",
     "arena.ratings.apps.RatingsConfig",
+    "arena.analytics.apps.AnalyticsConfig",
     "leaderboard.apps.LeaderboardConfig",
     "workers.apps.WorkersConfig",
 ]

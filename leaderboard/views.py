@@ -14,6 +14,7 @@ from django.utils.functional import SimpleLazyObject
 from arena import public_facts
 from arena.models import Bot, BotKind, League, Match, MatchStatus, Round
 from leaderboard import replays
+from leaderboard.reads import analytics as analytics_reads
 from leaderboard.reads import bots as bot_reads
 from leaderboard.reads import h2h as h2h_reads
 from leaderboard.reads import index as index_reads
@@ -151,6 +152,10 @@ def bot(request: HttpRequest, name: str) -> HttpResponse:
     if league_slug and not obj.live_ratings.filter(league__slug=league_slug[:80]).exists():
         return not_found(request, f"{obj.name} has not played in a league {league_slug!r}.")
 
+    profile = cast(
+        bot_reads.BotProfile, SimpleLazyObject(lambda: bot_reads.bot_profile(obj, league_slug))
+    )
+
     def recent() -> list[dict[str, Any]]:
         return [
             {"p": p, "opponents": bot_reads.opponents_of(p)}
@@ -166,12 +171,18 @@ def bot(request: HttpRequest, name: str) -> HttpResponse:
             # it is stale
             "version": version,
             "league_slug": league_slug or "",
-            "profile": SimpleLazyObject(lambda: bot_reads.bot_profile(obj, league_slug)),
+            "profile": profile,
             "recent": SimpleLazyObject(recent),
             "connected": None
             if obj.kind == BotKind.HOUSE
             else bot_reads.connected_now([obj.pk])[obj.pk],
             "is_owner": request.user.is_authenticated and obj.owner_id == request.user.pk,
+            # read only when the page's cached fragment is stale
+            "analytics": SimpleLazyObject(
+                lambda: analytics_reads.bot_analytics(
+                    obj, profile.selected.league if profile.selected else None
+                )
+            ),
         },
     )
 

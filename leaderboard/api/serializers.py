@@ -260,3 +260,34 @@ class MatchQuery(serializers.Serializer):
                                       help_text="continue below this match id (from `next`)")
     limit = serializers.IntegerField(min_value=1, max_value=200, required=False,
                                      help_text="matches per page, default 50")
+
+
+class AnalyticsQuery(serializers.Serializer):
+    league = serializers.RegexField(r"^[-a-zA-Z0-9_]{1,80}$", required=False,
+                                    help_text="league slug (default: all the bot's leagues)")
+
+
+class AnalyticsSerializer(serializers.Serializer):
+    opponent = serializers.CharField(allow_null=True, help_text="null: every opponent")
+    games = serializers.IntegerField()
+    offers = serializers.IntegerField(help_text="offers whose face-down card the bot chose")
+    face_down_taken = serializers.IntegerField()
+    face_down_taken_rate = serializers.FloatField(allow_null=True)
+    mean_gain_per_offer = serializers.FloatField(
+        allow_null=True,
+        help_text="spaces the offering team came out ahead against the other choice",
+    )
+    handed_third_daredevil = serializers.IntegerField()
+    handed_third_codebreaker = serializers.IntegerField()
+    end_reasons_won = serializers.DictField(child=serializers.IntegerField())
+    end_reasons_lost = serializers.DictField(child=serializers.IntegerField())
+    decisions = serializers.IntegerField()
+    decision_ms = serializers.DictField(child=serializers.IntegerField(),
+                                        help_text="decisions per time bucket")
+
+
+class BotAnalyticsSerializer(serializers.Serializer):
+    bot = serializers.CharField()
+    league = serializers.CharField(allow_null=True)
+    overall = AnalyticsSerializer()
+    opponents = AnalyticsSerializer(many=True)

@@ -11,6 +11,7 @@ urlpatterns = [
     path("leagues/<slug:slug>/standings/", views.LeagueStandings.as_view(), name="standings"),
     path("bots/", views.BotList.as_view(), name="bots"),
     path("bots/<botname:name>/", views.BotDetail.as_view(), name="bot"),
+    path("bots/<botname:name>/analytics/", views.BotAnalyticsView.as_view(), name="bot-analytics"),
     path("bots/<botname:name>/token/", views.BotToken.as_view(), name="bot-token"),
     path("bots/<botname:name>/entries/", views.BotEntries.as_view(), name="bot-entries"),
     path("bots/<botname:name>/entries/<slug:slug>/", views.BotEntry.as_view(), name="bot-entry"),
