@@ -41,8 +41,11 @@ def test_measure_reads_offers_choices_and_handed_thirds_from_a_replay() -> None:
                 chose.side is not None and chose.side.value == "face_down"
             )
             assert offer.chooser == record.decisions[i].seat != offer.offerer
-            thirds = [e.agent for e in new if e.kind is EventKind.RECRUITED and e.amount == 3
-                      and e.team == chose.team and e.agent in (Agent.DAREDEVIL, Agent.CODEBREAKER)]  # fmt: skip
+            thirds = [
+                e.agent for e in new
+                if e.kind is EventKind.RECRUITED and e.amount == 3 and e.team == chose.team
+                and e.agent in (Agent.DAREDEVIL, Agent.CODEBREAKER)
+            ]  # fmt: skip
             assert offer.handed_third == (thirds[0] if thirds else None)
             handed_seen += bool(thirds)
         assert sum(sum(b) for b in facts.latency.values()) == sum(
