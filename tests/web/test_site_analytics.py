@@ -101,3 +101,28 @@ def test_a_four_seat_match_counts_once_overall(client: Client) -> None:
                                                    opponent__isnull=False)  # fmt: skip
         assert sum(r.games for r in per_opponent) == 2 * overall.games  # two opponents a game
     assert finished
+
+
+def test_rebuild_recounts_what_arrived_incrementally() -> None:
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    league = make_league("Rebuild League", ["greedy", "random"], rounds=2, fit=False)
+
+    def snapshot() -> dict[tuple[int, int | None], tuple[object, ...]]:
+        return {
+            (r.bot_id, r.opponent_id): (
+                r.games, r.offers, r.face_down_taken, round(r.gain_total, 6),
+                r.handed_third_daredevil, r.handed_third_codebreaker, r.end_for,
+                r.end_against, r.decisions, r.latency,
+            )
+            for r in BotAnalytics.objects.filter(league=league)
+        }  # fmt: skip
+
+    incremental = snapshot()
+    assert incremental
+    out = StringIO()
+    call_command("analytics", "rebuild", "--league", league.slug, stdout=out)
+    assert "4 matches counted" in out.getvalue()  # 2 rounds of one mirrored pair
+    assert snapshot() == incremental

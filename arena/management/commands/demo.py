@@ -450,8 +450,9 @@ class Command(BaseCommand):
         )
         self.stdout.write(f"  {token}")
         self.stdout.write(
-            "Join with this one line (from this folder; elsewhere `pip install ./sdk` and "
-            f"`python`, and your own module:Class instead of {YOUR_BOT_CLASS}):"
+            "Join with this one line (from this folder; elsewhere first "
+            f"`pip install {site}/downloads/agent-avenue-sdk.tar.gz`, then `python`, and your "
+            f"own module:Class instead of {YOUR_BOT_CLASS}):"
         )
         self.stdout.write(
             f"  {python} -m avenue_sdk run {YOUR_BOT_CLASS} --arena {arena} --token {token}"
