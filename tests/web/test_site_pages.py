@@ -257,3 +257,15 @@ def test_bot_chart_by_game_number_with_its_band(client: Client) -> None:
     low16, high16 = elo_band(1500, 16)
     assert abs((high - low) - 4 * (high16 - low16)) < 1e-9  # narrows as 1/√n
     assert round(high - 1500) == round(1.96 * 347.4)
+
+
+def test_a_crash_gets_the_friendly_500_page_or_json(settings) -> None:  # noqa: ANN001
+    settings.ROOT_URLCONF = "tests.web.crash_urls"
+    settings.DEBUG = False
+    client = Client(raise_request_exception=False)
+    page = client.get("/crash/")
+    assert page.status_code == 500
+    html = page.content.decode()
+    assert "Server error" in html and 'href="/leagues/"' in html and "RuntimeError" not in html
+    api = client.get("/api/crash/")
+    assert api.status_code == 500 and api.json()["code"] == "server_error"
