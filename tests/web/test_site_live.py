@@ -38,13 +38,22 @@ DEADLINE_S = 60
 class GatedSeat(HouseSeat):
     """A house bot that answers only when the test lets it (one permit per decision)."""
 
-    def __init__(self, spec: str, seed: int, name: str, gate: threading.Semaphore) -> None:
+    def __init__(
+        self, spec: str, seed: int, name: str, gate: threading.Semaphore,
+        waiting: threading.Event,
+    ) -> None:  # fmt: skip
         super().__init__(spec, seed, name=name)
         self.gate = gate
+        self.waiting = waiting
 
     def ask(self, ctx: MatchContext, seat: int, ask: Ask) -> Answer:
-        if not self.gate.acquire(timeout=DEADLINE_S):
-            raise TimeoutError("the test never let the seat answer")
+        # every decision before this one has been published: the runner tells its
+        # listener before it asks again
+        if not self.gate.acquire(blocking=False):
+            self.waiting.set()
+            if not self.gate.acquire(timeout=DEADLINE_S):
+                raise TimeoutError("the test never let the seat answer")
+        self.waiting.clear()
         return super().ask(ctx, seat, ask)
 
 
@@ -54,6 +63,7 @@ class LiveGame:
     match: Match
     claim: Claim
     gate: threading.Semaphore
+    waiting: threading.Event
     thread: threading.Thread
     outcome: list[MatchResult]
 
@@ -63,16 +73,16 @@ class LiveGame:
     def let(self, n: int) -> int:
         """Let the seats answer ``n`` more times; the number of decisions recorded once the
         runner waits again (auto-played single choices are recorded without asking)."""
-        for _ in range(n):
-            self.gate.release()
-        return wait_for(lambda: self.settled(), "the runner to use its permits")
+        wait_for(self.settled, "the runner to wait at the gate")
+        self.waiting.clear()
+        self.gate.release(n)
+        return int(wait_for(self.settled, "the runner to use its permits"))
 
     def settled(self) -> int | None:
-        before = self.decisions()
-        if self.gate._value:  # noqa: SLF001 - permits left: the runner is still playing
-            return None
-        time.sleep(0.05)  # not a readiness wait: two reads apart tell a settled count
-        return before if before == self.decisions() else None
+        """The decisions recorded, once the runner waits at the gate (or the game is over)."""
+        if self.waiting.is_set() or not self.thread.is_alive():
+            return self.decisions()
+        return None
 
     def finish(self) -> None:
         self.gate.release(10_000)
@@ -106,8 +116,11 @@ def start_live(name: str, *, partner_over: bool = True, delay: int = 3) -> LiveG
     assert claim is not None
     match = Match.objects.select_related("league").get(pk=second)
     parts = list(match.participations.select_related("bot").order_by("seat"))
-    gate = threading.Semaphore(0)
-    seats = [GatedSeat(p.bot.spec, match.deck_seed * 8 + p.seat, p.bot.name, gate) for p in parts]
+    gate, waiting = threading.Semaphore(0), threading.Event()
+    seats = [
+        GatedSeat(p.bot.spec, match.deck_seed * 8 + p.seat, p.bot.name, gate, waiting)
+        for p in parts
+    ]
     outcome: list[MatchResult] = []
 
     def play() -> None:
@@ -119,7 +132,7 @@ def start_live(name: str, *, partner_over: bool = True, delay: int = 3) -> LiveG
 
     thread = threading.Thread(target=play, name="live-game", daemon=True)
     thread.start()
-    return LiveGame(league, match, claim, gate, thread, outcome)
+    return LiveGame(league, match, claim, gate, waiting, thread, outcome)
 
 
 @pytest.fixture
