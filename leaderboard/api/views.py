@@ -32,7 +32,6 @@ from leaderboard.api import serializers as s
 from leaderboard.api.auth import issue_api_key, revoke_api_key
 from leaderboard.api.base import ArenaView, fields_of
 from leaderboard.models import ApiToken
-from leaderboard.reads import analytics as analytics_reads
 from leaderboard.reads import leagues as league_reads
 from leaderboard.reads import matches as match_reads
 from leaderboard.reads.bots import connected_now
@@ -201,36 +200,6 @@ class BotDetail(ArenaView):
             raise svc.NotFound(f"no bot named {name!r}")
         connected = None if bot.kind == BotKind.HOUSE else connected_now([bot.pk])[bot.pk]
         return Response(bot_json(bot, request, connected=connected))
-
-
-class BotAnalyticsView(ArenaView):
-    query = fields_of(s.AnalyticsQuery)
-
-    @extend_schema(
-        parameters=[s.AnalyticsQuery],
-        responses={200: s.BotAnalyticsSerializer, **ERRORS},
-        description="How the bot plays, overall and per opponent (in one league with "
-        "`league`, otherwise over all its leagues): how often its face-down card is taken, "
-        "the spaces its offers gain against the choice the opponent passed up, how often it "
-        "hands over a third Daredevil or Codebreaker, end reasons, decision times.",
-    )
-    def get(self, request: Request, name: str) -> Response:
-        bot = Bot.objects.filter(name=name).first()
-        if bot is None:
-            raise svc.NotFound(f"no bot named {name!r}")
-        league = None
-        slug = request.query_params.get("league")
-        if slug:
-            league = _league(slug)
-        view = analytics_reads.bot_analytics(bot, league)
-        return Response(
-            {
-                "bot": bot.name,
-                "league": league.slug if league else None,
-                "overall": view.overall.to_json(),
-                "opponents": [o.to_json() for o in view.opponents],
-            }
-        )
 
 
 class BotToken(ArenaView):

@@ -10,7 +10,7 @@ from django.test import Client
 
 from arena.ratings.models import BatchRating, LiveRating
 from leaderboard.reads import leagues as league_reads
-from leaderboard.reads.leagues import StandingRow, rank_rows
+from leaderboard.reads.ranking import StandingRow, rank_rows
 from tests.web.helpers import make_league
 
 pytestmark = pytest.mark.django_db
