@@ -7,6 +7,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.template.loader import render_to_string
 from django.urls import Resolver404, resolve
+from django.views.decorators.csrf import csrf_exempt
 
 from leaderboard.api.errors import json_error
 
@@ -44,6 +45,7 @@ def page_not_found(request: HttpRequest, exception: Exception | None = None) -> 
     return _page(404, "Page not found", "There is no page at this address.", request)
 
 
+@csrf_exempt  # it changes nothing; without it a POST to no address got the CSRF page
 def not_found_anywhere(request: HttpRequest, path: str = "") -> HttpResponse:
     """The last URL pattern: every unknown address gets the friendly 404 (or JSON under
     /api/), DEBUG on or off; with DEBUG on Django would list every URL pattern instead.

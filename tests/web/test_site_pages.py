@@ -269,3 +269,12 @@ def test_a_crash_gets_the_friendly_500_page_or_json(settings) -> None:  # noqa: 
     assert "Server error" in html and 'href="/leagues/"' in html and "RuntimeError" not in html
     api = client.get("/api/crash/")
     assert api.status_code == 500 and api.json()["code"] == "server_error"
+
+
+def test_a_post_to_no_address_is_a_json_404_not_a_csrf_page() -> None:
+    client = Client(enforce_csrf_checks=True)
+    client.cookies["sessionid"] = "whatever"
+    response = client.post("/api/bots/null%2Cnull/entries/", {"league": "0"},
+                           content_type="application/json")  # fmt: skip
+    assert response.status_code == 404 and response.json()["code"] == "not_found"
+    assert client.post("/no/such/page/").status_code == 404
