@@ -3,6 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.templatetags.static import static
 from django.urls import include, path, re_path
 from django.views.generic import RedirectView
+from drf_spectacular import renderers
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from arena.views import healthz
@@ -10,13 +11,22 @@ from leaderboard import account_views, downloads, errors
 from leaderboard.account_views import LoginView
 
 FAVICON = "leaderboard/favicon.svg"
+SCHEMA_RENDERERS = [
+    renderers.OpenApiJsonRenderer, renderers.OpenApiJsonRenderer2,
+    renderers.OpenApiYamlRenderer, renderers.OpenApiYamlRenderer2,
+]  # fmt: skip
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     # before the admin's own urls: its log-in, rate-limited
     path("admin/login/", account_views.admin_login),
     path("admin/", admin.site.urls),
-    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    # JSON like every other /api/ path (?format=yaml for YAML)
+    path(
+        "api/schema/",
+        SpectacularAPIView.as_view(renderer_classes=SCHEMA_RENDERERS),
+        name="api-schema",
+    ),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(
         url_name="api-schema", template_name="leaderboard/redoc.html"

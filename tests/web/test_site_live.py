@@ -187,8 +187,12 @@ def test_the_live_page_follows_the_game_and_becomes_the_replay(
     game = start_live("Live Page", delay=2)
     cleanup.append(game)
     recorded = game.let(4)
-    page.goto(f"{live_server.url}/matches/{game.match.pk}/")
+    # a deep link to a seat's view of a live match falls back to the spectator's
+    page.goto(f"{live_server.url}/matches/{game.match.pk}/?perspective=seat:0")
     step_is(page, recorded - 2)
+    assert page.input_value("#perspective") == "spectator"
+    assert "spectator" in page.inner_text("#viewer-status")
+    assert page.locator("#seat-0 .hand .card.agent").count() == 0
     assert "2 decisions behind" in page.inner_text("#viewer-status")
     more = game.let(4)
     step_is(page, more - 2)  # it followed without a reload

@@ -278,3 +278,10 @@ def test_a_post_to_no_address_is_a_json_404_not_a_csrf_page() -> None:
                            content_type="application/json")  # fmt: skip
     assert response.status_code == 404 and response.json()["code"] == "not_found"
     assert client.post("/no/such/page/").status_code == 404
+
+
+def test_the_schema_is_json_like_every_other_api_path(client: Client) -> None:
+    schema = client.get("/api/schema/")
+    assert schema["Content-Type"].startswith("application/vnd.oai.openapi+json")
+    assert schema.json()["info"]["title"] == "Agent Avenue Arena API"
+    assert client.get("/api/schema/?format=yaml").content.startswith(b"openapi:")

@@ -162,10 +162,13 @@
         return;
       }
       const data = await response.json().catch(() => ({}));
-      if (response.status === 400 && this.perspective !== "spectator" && !this.frames) {
-        // a deep link to a perspective this match does not have (?perspective=bogus):
-        // show the spectator's view and say why
-        this.badPerspective = this.perspective;
+      if ((response.status === 400 || (this.live && response.status === 403))
+          && this.perspective !== "spectator" && !this.frames) {
+        // a deep link to a perspective this match does not have (?perspective=bogus), or
+        // one a live match does not serve: show the spectator's view and say why
+        this.badPerspective = response.status === 400
+          ? `This match has no perspective "${this.perspective}"; showing the spectator's view.`
+          : `${data.error || "Only the spectator's view is served while the match is played"}.`;
         this.perspective = "spectator";
         return this.load();
       }
@@ -179,8 +182,7 @@
       if (this.live && this.frames && data.live === false) return location.reload();
       this.data = data;
       this.frames = data.frames;
-      const bad = this.badPerspective
-        ? `This match has no perspective "${this.badPerspective}"; showing the spectator's view.` : "";
+      const bad = this.badPerspective || "";
       this.badPerspective = null;
       this.status.textContent = [bad, data.note].filter(Boolean).join(" ");
       this.status.classList.toggle("note", Boolean(data.note || bad));
