@@ -53,11 +53,12 @@ $(PY):
 $(STAMP): pyproject.toml $(LOCK) sdk/pyproject.toml referee/pyproject.toml | $(PY)
 	$(call section,install into $(VENV))
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c $(LOCK) -e './sdk[rl]' -e '.[dev]'
+	@# setuptools warns about every editable install (nothing a newcomer can act on)
+	PYTHONWARNINGS="ignore:Editable installation" $(PY) -m pip install --quiet -c $(LOCK) -e './sdk[rl]' -e '.[dev]'
 	@# The SDK depends on the engine by a file: URL (referee/), which pip installs as a copy
 	@# and will not let an editable one satisfy in the same command: swap the copy for an
 	@# editable install, so that edits to referee/ take effect without reinstalling.
-	$(PY) -m pip install --quiet --no-deps -e ./referee
+	PYTHONWARNINGS="ignore:Editable installation" $(PY) -m pip install --quiet --no-deps -e ./referee
 	@touch $@
 
 install: $(STAMP)

@@ -138,6 +138,9 @@ class League(models.Model):
     no_show_retries = models.PositiveSmallIntegerField(default=3)
     #: ... spread over this window, then it forfeits as ``no_show``
     no_show_window_s = models.PositiveIntegerField(default=300)
+    #: a live match's spectators see its public moves this many decisions late (a broadcast
+    #: delay, as chess sites keep for live games)
+    live_delay_decisions = models.PositiveSmallIntegerField(default=3)
     k_factor = models.FloatField(default=24.0)
     rated = models.BooleanField(default=True)
     open_for_entries = models.BooleanField(default=True)

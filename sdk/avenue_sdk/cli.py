@@ -1,5 +1,6 @@
 """``python -m avenue_sdk run mybot:MyBot --arena HOST:PORT --token TOKEN`` connects a bot to
-an arena; ``python -m avenue_sdk play mybot:MyBot greedy --games 1000`` plays it locally."""
+an arena; ``python -m avenue_sdk play mybot:MyBot greedy --games 1000`` plays it locally;
+``python -m avenue_sdk view REPLAY.json`` opens a replay in the site's viewer, locally."""
 
 from __future__ import annotations
 
@@ -63,9 +64,19 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--transcript", type=Path, help="write every message to this file")
     run.add_argument("-v", "--verbose", action="store_true", help="log every decision")
     _play_parser(sub)
+    view = sub.add_parser("view", help="open a replay in the site's viewer, on 127.0.0.1")
+    view.add_argument("replay", type=Path, help="a replay JSON file (the arena's format)")
+    view.add_argument("--port", type=int, default=0, help="port to serve on (default: any)")
+    view.add_argument("--names", help="the seats' bot names, comma-separated")
+    view.add_argument("--no-browser", action="store_true", help="print the URL only")
     args = parser.parse_args(argv)
     if args.command == "play":
         return _play(parser, args)
+    if args.command == "view":
+        from avenue_sdk.viewer.local import view as view_replay
+
+        names = [n.strip() for n in args.names.split(",")] if args.names else None
+        return view_replay(args.replay, names, args.port, not args.no_browser)
     if not args.token:
         parser.error("--token (or $AVENUE_TOKEN) is required")
     logging.basicConfig(

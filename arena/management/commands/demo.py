@@ -31,6 +31,7 @@ import subprocess
 import sys
 import threading
 import time
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, TextIO, cast
 
@@ -42,7 +43,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.core.servers.basehttp import WSGIRequestHandler, WSGIServer
 from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections, connection
+from django.utils import timezone
 
+from arena import public_facts
 from arena.gateway import DatabaseAuthenticator, Gateway, GatewayConfig, GatewayThread
 from arena.management.commands.league import QUIET_LOGGERS
 from arena.management.commands.league import Command as LeagueCommand
@@ -160,6 +163,11 @@ class Command(BaseCommand):
         if o["verbosity"] < 2:
             for name in QUIET_LOGGERS:
                 logging.getLogger(name).setLevel(logging.WARNING)
+            # a retried claim (a no-show bot's match played again) is routine here, not
+            # something a newcomer should read as a problem
+            logging.getLogger("arena.services.claims").setLevel(logging.ERROR)
+            # the gateway's per-connection lines (the demo says itself when its bot connects)
+            logging.getLogger("arena.gateway").setLevel(logging.WARNING)
         host = o["host"]
         gw_host, gw_port = split_address(settings.GATEWAY_ADDRESS)
         gw_host = host if o["host"] != "127.0.0.1" else gw_host
@@ -308,6 +316,7 @@ class Command(BaseCommand):
         except (OSError, TimeoutError) as exc:
             raise CommandError(f"the gateway cannot listen on {host}:{port}: {exc}") from None
         self.stdout.write(f"gateway listening on {host}:{thread.port}")
+        public_facts.set_gateway_address(f"{host}:{thread.port}")  # what the site shows
         return thread
 
     def _start_sdk_bot(
@@ -441,8 +450,9 @@ class Command(BaseCommand):
         )
         self.stdout.write(f"  {token}")
         self.stdout.write(
-            "Join with this one line (from this folder; elsewhere `pip install ./sdk` and "
-            f"`python`, and your own module:Class instead of {YOUR_BOT_CLASS}):"
+            "Join with this one line (from this folder; elsewhere first "
+            f"`pip install {site}/downloads/agent-avenue-sdk.tar.gz`, then `python`, and your "
+            f"own module:Class instead of {YOUR_BOT_CLASS}):"
         )
         self.stdout.write(
             f"  {python} -m avenue_sdk run {YOUR_BOT_CLASS} --arena {arena} --token {token}"
@@ -456,6 +466,8 @@ class Command(BaseCommand):
     ) -> None:
         """Embedded mode has no beat and no workers: play a demo round every ``every`` s
         (with any bot entered from the site since) until ``stop``."""
+        # the site's "next round" (the demo league has no beat schedule)
+        public_facts.announce_next_round(league.pk, timezone.now() + timedelta(seconds=every))
         while not stop.wait(every):
             try:
                 close_old_connections()
@@ -469,3 +481,6 @@ class Command(BaseCommand):
                 log.exception("demo round failed")
             finally:
                 connection.close()
+                public_facts.announce_next_round(
+                    league.pk, timezone.now() + timedelta(seconds=every)
+                )
