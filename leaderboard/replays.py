@@ -6,10 +6,13 @@ The rules (the hidden-information promise of the arena, applied to the web):
   only what is there: moves are recorded when the match ends, so until then the viewer
   gets the deal as a spectator sees it (hand sizes, no cards) and a note saying so. Every
   other perspective, the replay JSON and the deck seed are refused.
-* The two games of a mirrored pair share a deck. A finished game's replay (any
+* The two games of a mirrored pair share a deck (a league option for house bots only;
+  independent deals, the default, share nothing). A finished game's replay (any
   perspective, even the spectator's, since revealed cards give away the deck order) is
   **withheld until the other game of its pair is over** too: a bot must not look up the
-  deck of the game it is still playing.
+  deck of the game it is still playing. So are its result, turns, decisions and rating
+  changes, wherever a page or the API shows them (``withhold`` / ``withhold_summary``):
+  how a deal played out tells as much about it.
 * A match that ended without a replay (void) has none to show.
 
 Domain errors only (``ReplayUnavailable`` and subclasses carry the status a view should
@@ -18,13 +21,14 @@ answer with); frames are cached, since a released replay never changes.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.core.cache import cache
 from django.db.models import Exists, OuterRef, TextField
 from django.db.models.functions import Cast
 
-from arena.models import Match, MatchReplay, MatchStatus
+from arena.models import Match, MatchReplay, MatchStatus, Participation
 from arena.services.matches import game_config
 from leaderboard.frames import SPECTATOR, Perspective, PerspectiveError, parse_perspective
 from leaderboard.frames import viewer_payload as build_payload
@@ -72,10 +76,14 @@ class CorruptReplay(ReplayUnavailable):
 
 
 def pair_partner_playing(match: Match) -> Match | None:
-    """The other game of the match's mirrored pair if it is not over yet (same deck)."""
+    """The other game of the match's mirrored pair if it is not over yet. Only a partner
+    dealt from the same seed counts: independently dealt games share nothing."""
     return (
         Match.objects.filter(
-            round_id=match.round_id, pairing_key=match.pairing_key, pair_index=match.pair_index
+            round_id=match.round_id,
+            pairing_key=match.pairing_key,
+            pair_index=match.pair_index,
+            deck_seed=match.deck_seed,
         )
         .exclude(pk=match.pk)
         .exclude(status__in=OVER)
@@ -112,6 +120,87 @@ def check_replay_released(match: Match) -> None:
         )
 
 
+# ------------------------------------------------------------------ results of a pair
+
+
+def withheld_ids(ids: Iterable[int]) -> set[int]:
+    """Of these matches, the finished ones whose mirrored partner is not over (one query)."""
+    partner_busy = (
+        Match.objects.filter(
+            round_id=OuterRef("round_id"),
+            pairing_key=OuterRef("pairing_key"),
+            pair_index=OuterRef("pair_index"),
+            deck_seed=OuterRef("deck_seed"),
+        )
+        .exclude(pk=OuterRef("pk"))
+        .exclude(status__in=OVER)
+    )
+    return set(
+        Match.objects.filter(pk__in=list(ids), status=MatchStatus.FINISHED)
+        .filter(Exists(partner_busy))
+        .values_list("pk", flat=True)
+    )
+
+
+#: what a withheld match does not show, and what a withheld seat does not
+_MATCH_WITHHELD = {"winner_team": None, "end_reason": "", "turns": None, "decisions": None,
+                   "duration_ms": None}  # fmt: skip
+_SEAT_WITHHELD = {
+    "won": None, "rating_before": None, "rating_after": None, "rating_change": None,
+    "decisions": None, "auto_decisions": None, "latency_mean_ms": None,
+    "latency_p50_ms": None, "latency_p90_ms": None, "latency_max_ms": None,
+    "bank_left_ms": None, "fault_cause": "", "fault_detail": "",
+}  # fmt: skip
+
+
+def withhold(matches: Iterable[Match]) -> None:
+    """Blank, in these instances (never saved), what a finished game of a mirrored pair
+    would tell about the deal while its partner is still being played: the result, turns,
+    decisions, seats' statistics and rating changes. Their prefetched participations are
+    blanked too; ``m.withheld`` says which were."""
+    rows = list(matches)
+    hidden = withheld_ids(m.pk for m in rows if m.status == MatchStatus.FINISHED)
+    for m in rows:
+        m.withheld = m.pk in hidden  # type: ignore[attr-defined]
+        if not m.withheld:  # type: ignore[attr-defined]
+            continue
+        for key, value in _MATCH_WITHHELD.items():
+            setattr(m, key, value)
+        for p in m.participations.all():
+            for key, value in _SEAT_WITHHELD.items():
+                setattr(p, key, value)
+
+
+def withhold_seats(parts: Iterable[Participation]) -> None:
+    """``withhold`` for a bot's own seats (the bot page's recent matches): each seat and
+    its match, whose participations are prefetched."""
+    rows = list(parts)
+    withhold(p.match for p in rows)
+    for p in rows:
+        if p.match.withheld:  # type: ignore[attr-defined]
+            for key, value in _SEAT_WITHHELD.items():
+                setattr(p, key, value)
+
+
+#: the API's names of the seat fields ``withhold`` blanks
+_API_SEAT_WITHHELD = (*(k for k in _SEAT_WITHHELD if not k.startswith("fault_")), "fault",
+                      "fault_detail")  # fmt: skip
+
+
+def withhold_summary(summary: dict[str, Any]) -> dict[str, Any]:
+    """The API's summary or detail of a withheld match (a copy): what ``withhold`` blanks,
+    as null, and ``"withheld": true``."""
+    out = {**summary, "withheld": True}
+    for key in _MATCH_WITHHELD:
+        if key in out:
+            out[key] = None
+    out["seats"] = [
+        {**seat, **{k: None for k in _API_SEAT_WITHHELD if k in seat}}
+        for seat in summary.get("seats", [])
+    ]
+    return out
+
+
 def replay_text(match: Match) -> str:
     """The stored replay as JSON text, as the database holds it (not decoded here)."""
     check_replay_released(match)
@@ -134,6 +223,7 @@ def replay_text_of(match_id: int) -> str:
             round_id=OuterRef("match__round_id"),
             pairing_key=OuterRef("match__pairing_key"),
             pair_index=OuterRef("match__pair_index"),
+            deck_seed=OuterRef("match__deck_seed"),
         )
         .exclude(pk=OuterRef("match_id"))
         .exclude(status__in=OVER)
