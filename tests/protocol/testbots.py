@@ -126,7 +126,7 @@ class HandMemoryBot(Bot):
         self.rng = random.Random(os.environ.get("AVENUE_TEST_SEED", "1"))
         self.path = os.environ["AVENUE_TEST_RECORD"]
         self.seen: set[str] = set()
-        self.by_market: dict[tuple[int, ...], list[list[int]]] = {}
+        self.by_market: dict[tuple[int, ...], list[list[list[int]]]] = {}
         self.lock = threading.Lock()
 
     def decide(self, request: pb.DecisionRequest) -> int:
