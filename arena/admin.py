@@ -195,9 +195,24 @@ class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         # the deal's secret: an operator's screen is no place for it while a bot could
         # still use it (the replay holds it once the match is over)
         exclude = list(super().get_exclude(request, obj) or [])
-        if obj is None or obj.status != MatchStatus.FINISHED:
+        if obj is None or obj.status != MatchStatus.FINISHED or _deal_in_play(obj):
             exclude.append("deck_seed")
         return exclude
+
+
+def _deal_in_play(match: Match) -> bool:
+    """Whether the other game of a mirrored pair, dealt from the same seed, still plays."""
+    return (
+        Match.objects.filter(
+            round_id=match.round_id,
+            pairing_key=match.pairing_key,
+            pair_index=match.pair_index,
+            deck_seed=match.deck_seed,
+        )
+        .exclude(pk=match.pk)
+        .filter(status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING])
+        .exists()
+    )
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
