@@ -37,6 +37,7 @@ DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/agent_avenue_web_bench"
 def setup_django(url: str) -> None:
     os.environ["DATABASE_URL"] = url
     os.environ["DEBUG"] = "0"
+    os.environ["HTTPS_ONLY"] = "0"  # the test client speaks plain HTTP
     os.environ.setdefault("SECRET_KEY", "bench-only-" + "x" * 40)
     os.environ["ALLOWED_HOSTS"] = "testserver,localhost"
     os.environ.pop("REDIS_URL", None)
