@@ -112,11 +112,13 @@ def league(request: HttpRequest, slug: str) -> HttpResponse:
         shown = shown_round()
         if shown is None:
             return []
-        return (
+        rows = list(
             shown.matches.select_related("league", "round")
             .prefetch_related(match_reads.seats_prefetch())
             .order_by("id")
         )
+        replays.withhold(rows)
+        return rows
 
     next_round, schedule_note = league_reads.next_round_at(obj)
     return render(
@@ -219,6 +221,8 @@ def match(request: HttpRequest, pk: int) -> HttpResponse:
         return not_found(request, f"There is no match {pk}.")
     state = replays.replay_state(obj)
     partner = replays.pair_partner_playing(obj) if state == "withheld" else None
+    if partner is not None:
+        replays.withhold([obj])
     seats = list(obj.participations.all())
     teams = [[p for p in seats if p.team == t] for t in (0, 1)]
     return render(

@@ -93,6 +93,10 @@ class MatchSummarySerializer(serializers.Serializer):
     end_reason = serializers.CharField(allow_null=True)
     turns = serializers.IntegerField(allow_null=True)
     rated = serializers.BooleanField()
+    withheld = serializers.BooleanField(
+        help_text="a finished game of a mirrored pair whose other game (same deck) is still "
+        "being played: its result, turns, decisions and rating changes are null until then"
+    )
     seats = SeatSummarySerializer(many=True)
 
 
@@ -104,8 +108,8 @@ class MatchPageSerializer(serializers.Serializer):
 class SeatSerializer(SeatSummarySerializer):
     rating_before = serializers.FloatField(allow_null=True)
     rating_after = serializers.FloatField(allow_null=True)
-    decisions = serializers.IntegerField()
-    auto_decisions = serializers.IntegerField()
+    decisions = serializers.IntegerField(allow_null=True)
+    auto_decisions = serializers.IntegerField(allow_null=True)
     latency_mean_ms = serializers.FloatField(allow_null=True)
     latency_p50_ms = serializers.FloatField(allow_null=True)
     latency_p90_ms = serializers.FloatField(allow_null=True)

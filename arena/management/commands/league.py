@@ -52,7 +52,16 @@ class Command(BaseCommand):
         create.add_argument("--mode", default="simple")
         create.add_argument("--seats", type=int, default=2)
         create.add_argument("--ruleset", default="standard")
-        create.add_argument("--pairs", type=int, default=1, help="mirrored pairs per pairing")
+        create.add_argument(
+            "--deals",
+            default="independent",
+            choices=["independent", "mirrored"],
+            help="independent (default): every match its own secret deal; mirrored: both "
+            "games of a pair on one deck, for leagues of house bots only",
+        )
+        create.add_argument(
+            "--pairs", type=int, default=1, help="pairs of games (teams swapped) per pairing"
+        )
         create.add_argument("--k", type=float, default=24.0, help="Elo K factor")
         create.add_argument("--decision-ms", type=int, default=5_000)
         create.add_argument("--bank-ms", type=int, default=60_000)
@@ -73,7 +82,6 @@ class Command(BaseCommand):
         )
         create.add_argument("--unrated", action="store_true")
         create.add_argument("--closed", action="store_true", help="closed for entries")
-        create.add_argument("--seed", type=int)
         create.add_argument("--schedule", help="'every 10m', '2h' or a cron expression")
         enter = sub.add_parser("enter", help="enter bots (house bot specs create house bots)")
         enter.add_argument("name")
@@ -132,6 +140,7 @@ class Command(BaseCommand):
             mode=o["mode"],
             seats=o["seats"],
             ruleset=o["ruleset"],
+            deals=o["deals"],
             pairs_per_pairing=o["pairs"],
             decision_ms=o["decision_ms"],
             bank_ms=o["bank_ms"],
@@ -142,13 +151,12 @@ class Command(BaseCommand):
             k_factor=o["k"],
             rated=not o["unrated"],
             open_for_entries=not o["closed"],
-            seed=o["seed"],
         )
         spec = svc.ScheduleSpec.parse(o["schedule"]) if o["schedule"] else None
         league = svc.do_create_league(settings_, spec)
         self.stdout.write(
             f"created league {league.name} ({league.slug}): {league.mode}, {league.seats} seats, "
-            f"ruleset {league.ruleset} v{league.ruleset_version}, "
+            f"ruleset {league.ruleset} v{league.ruleset_version}, {league.get_deals_display()}, "
             f"{spec.describe() if spec else 'rounds start by hand'}"
         )
 
@@ -296,10 +304,12 @@ class Command(BaseCommand):
                     slug="demo",
                     description="House bots: random, one-ply greedy, Monte Carlo search.",
                     pairs_per_pairing=2,
-                    seed=2026,
                 )
             )
-            self.stdout.write(f"created {league.name} (simple, 2 seats, 2 mirrored pairs)")
+            self.stdout.write(
+                f"created {league.name} (simple, 2 seats, 2 pairs per pairing, "
+                "independent deals)"
+            )
         for name, spec in (
             ("random", "random"),
             ("greedy", "greedy"),

@@ -16,6 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from arena.deals import house_bot_seed, new_seed
 from arena.gateway import DatabaseAuthenticator, Gateway, GatewayConfig, GatewayThread
 from arena.management.commands.rungateway import split_address
 from arena.models import Bot, BotKind
@@ -50,7 +51,12 @@ class Command(BaseCommand):
         parser.add_argument("--mode", default="simple", choices=["simple", "advanced"])
         parser.add_argument("--ruleset", default="standard")
         parser.add_argument("--games", type=int, default=1)
-        parser.add_argument("--seed", type=int, default=1, help="game i uses seed + i")
+        parser.add_argument(
+            "--seed",
+            type=int,
+            help="game i is dealt from seed + i (to replay a deal by hand); default: a fresh "
+            "secret seed per game, as in a league",
+        )
         parser.add_argument("--decision-ms", type=int, default=TimeControl.decision_ms)
         parser.add_argument("--bank-ms", type=int, default=TimeControl.bank_ms)
         parser.add_argument(
@@ -71,9 +77,10 @@ class Command(BaseCommand):
         gateway = self._embedded_gateway(options)
         try:
             for game in range(options["games"]):
-                seed = options["seed"] + game
+                seed = new_seed() if options["seed"] is None else options["seed"] + game
                 seats = [
-                    _seat(spec, relay, seed * 10 + i) for i, spec in enumerate(options["seats"])
+                    _seat(spec, relay, house_bot_seed(seed, i))
+                    for i, spec in enumerate(options["seats"])
                 ]
                 if game == 0:
                     remote = [s.name for s in seats if s.kind == "remote"]
