@@ -125,7 +125,8 @@ def test_the_admin_form_shows_the_same_refusals() -> None:
     base = {
         "name": "Admin league", "slug": "admin-league", "mode": "simple", "seats": 2,
         "ruleset": "standard", "pairs_per_pairing": 1, "decision_ms": 5000, "bank_ms": 60000,
-        "fault_policy": "{}", "connect_grace_ms": 2000, "no_show_retries": 3,
+        "fault_policy": "{}", "connect_grace_ms": 2000, "reconnect_grace_ms": 30000,
+        "no_show_retries": 3,
         "no_show_window_s": 300, "k_factor": 24, "rated": True, "open_for_entries": True,
         "status": "active", "seed": 1,
     }  # fmt: skip
@@ -138,6 +139,9 @@ def test_the_admin_form_shows_the_same_refusals() -> None:
     assert "never occurs" in str(form.errors["schedule_text"])
     form = LeagueForm(data={**base, "seats": 6})
     assert not form.is_valid() and "not 6" in str(form.errors["seats"])
+    form = LeagueForm(data={**base, "reconnect_grace_ms": 900_000})
+    assert not form.is_valid()
+    assert "reconnect grace" in str(form.errors["reconnect_grace_ms"])
 
 
 @pytest.mark.django_db
@@ -340,7 +344,8 @@ def test_the_admin_creates_a_league_with_its_schedule_or_nothing(admin_client) -
     data = {
         "name": "Admin made", "slug": "admin-made", "mode": "advanced", "seats": 4,
         "ruleset": "standard", "pairs_per_pairing": 1, "decision_ms": 5000, "bank_ms": 60000,
-        "fault_policy": "{}", "connect_grace_ms": 2000, "no_show_retries": 3,
+        "fault_policy": "{}", "connect_grace_ms": 2000, "reconnect_grace_ms": 30000,
+        "no_show_retries": 3,
         "no_show_window_s": 300, "k_factor": 24, "rated": "on", "open_for_entries": "on",
         "status": "active", "seed": 0, "schedule_text": "0 0 31 2 *",
         "entries-TOTAL_FORMS": 0, "entries-INITIAL_FORMS": 0,
