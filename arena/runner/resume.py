@@ -99,8 +99,8 @@ class Reconnects:
         if away is None:
             self.away[bot_id] = Away(now, conn or (self.conn.get(bot_id) or ""), arena, why)
             logger.info("bot %s away (%s)%s", bot_id, why, " - the arena's fault" if arena else "")
-        else:
-            away.arena = away.arena or arena
+        elif arena and not away.arena:
+            away.arena, away.why = True, why  # what first looked like the bot leaving
         return True
 
     def notice(self, inbound: Inbound, now: float) -> bool:

@@ -4,6 +4,8 @@ away is the arena's fault; a bot is charged the gateway's measure of its answers
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -13,10 +15,12 @@ from django.conf import settings
 from agent_avenue.v1 import arena_pb2 as pb
 from arena.gateway import DatabaseAuthenticator, Gateway, GatewayThread
 from arena.relay.base import Inbound
+from arena.relay.presence import GATEWAY_TTL
 from arena.relay.redis import RedisGatewayRelay, RedisRunnerRelay
 from arena.runner import ArenaFault, FaultCause, MatchStatus, RemoteSeat, Seat, TimeControl
 from referee.replay import validate
-from tests.protocol.harness import FAST, Arena, Background, BotProcess, wait_for
+from tests.leagues.conftest import database_url
+from tests.protocol.harness import FAST, ROOT, Arena, Background, BotProcess, bot_env, wait_for
 from tests.protocol.test_faults import assert_forfeit
 from tests.protocol.testbots import read_records
 
@@ -194,3 +198,59 @@ def test_the_arenas_delays_are_not_charged_to_the_bot(arena: Arena) -> None:
     latencies = [d.latency_ms for d in outcome.record.decisions if d.latency_ms is not None]
     assert latencies and max(latencies) < 300, latencies
     assert wall >= 0.4 * len(latencies), "the lag was there"
+
+
+def test_a_gateway_killed_for_good_is_the_arenas_fault_not_the_bots(
+    arena: Arena, background: Background, tmp_path: Path
+) -> None:
+    """kill -9 leaves no goodbye: the runner finds the bot unreachable, waits with its
+    clock stopped, and once the dead gateway's heartbeat key has expired knows whose fault
+    it is; the bot never came back (its gateway did not), so the match is voided."""
+    log = tmp_path / "gateway.log"
+    env = bot_env(
+        DATABASE_URL=database_url(), REDIS_URL=_url(), RELAY_PREFIX=arena.prefix, LOG_LEVEL="INFO"
+    )
+    with open(log, "w") as out:
+        gateway = subprocess.Popen(
+            [sys.executable, "manage.py", "rungateway", "--host", "127.0.0.1", "--port", "0"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        wait_for(lambda: "gateway listening on" in log.read_text(), 60, "the gateway to start")
+        port = log.read_text().split("gateway listening on 127.0.0.1:")[1].split()[0]
+        _, token = arena.bot("orphan")
+        env_bot = {
+            "AVENUE_TEST_RECORD": str(tmp_path / "orphan.rec"),
+            "AVENUE_TEST_MARKER": str(tmp_path / "orphan.paused"),
+            "AVENUE_TEST_SLEEP": "120",
+        }
+        argv = [sys.executable, "-m", "avenue_sdk", "run", PAUSING, "--arena"]
+        argv += [f"127.0.0.1:{port}", "--token", token]
+        orphan = subprocess.Popen(
+            argv, cwd=ROOT, env=bot_env(**env_bot), stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        try:
+            arena.wait_connected("orphan", 30)
+            arena.sdk_bot("steady", RANDOM)
+            grace = GATEWAY_TTL + 3.0
+            seats = [arena.remote("orphan"), arena.remote("steady")]
+            future = background.run(
+                arena.play, seats, time_control=PATIENT, reconnect_grace_s=grace
+            )
+            paused_at(tmp_path / "orphan.paused")
+            gateway.kill()  # SIGKILL: no notice, the presence entry stays behind
+            gone = time.monotonic()
+            with pytest.raises(ArenaFault, match="its gateway went away"):
+                future.result(timeout=60)
+            assert time.monotonic() - gone >= grace - 0.5
+        finally:
+            orphan.kill()
+            orphan.wait(10)
+    finally:
+        if gateway.poll() is None:
+            gateway.kill()
+        gateway.wait(10)
