@@ -120,7 +120,7 @@ def test_a_gateway_restart_mid_decision_resumes_every_bot_of_the_match(
 ) -> None:
     _, token_a = arena.bot("alpha")
     _, token_b = arena.bot("beta")
-    pausing_bot(arena, "alpha", tmp_path, 1, token_a, sleep=3)
+    alpha_bot = pausing_bot(arena, "alpha", tmp_path, 1, token_a, sleep=3)
     beta_env = {
         "AVENUE_TEST_RECORD": str(tmp_path / "beta-1.rec"),
         "AVENUE_TEST_MARKER": str(tmp_path / "beta.paused"),
@@ -144,6 +144,12 @@ def test_a_gateway_restart_mid_decision_resumes_every_bot_of_the_match(
     assert any(m.match_started.resumed for m in alpha)
     # beta was not being asked, and was told all the same that the match goes on
     assert any(m.match_started.resumed for m in messages(tmp_path / "beta-1.rec"))
+    # the SDK went on with the match it knew: one start, one resumption, one end
+    log = alpha_bot.output()
+    match = outcome.match_id
+    assert log.count(f"match {match} started") == 1, log
+    assert log.count(f"match {match} resumed") == 1, log
+    assert log.count(f"match {match} ended") == 1, log
 
 
 def test_a_gateway_gone_for_longer_than_the_grace_voids_the_match(
