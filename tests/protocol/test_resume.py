@@ -8,16 +8,25 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.conf import settings
+from django.db import connection
 
 from agent_avenue.v1 import arena_pb2 as pb
 from arena.gateway import DatabaseAuthenticator, Gateway, GatewayThread
+from arena.models import Bot, Match, MatchStatus
+from arena.ratings.models import RatedMatch
 from arena.relay.base import Inbound
 from arena.relay.presence import GATEWAY_TTL
 from arena.relay.redis import RedisGatewayRelay, RedisRunnerRelay
-from arena.runner import ArenaFault, FaultCause, MatchStatus, RemoteSeat, Seat, TimeControl
+from arena.runner import ArenaFault, FaultCause, RemoteSeat, Seat, TimeControl
+from arena.runner import MatchStatus as RunStatus
+from arena.services import leagues as svc
+from arena.services.claims import PlayOutcome
+from arena.services.matches import play_match
+from arena.services.rounds import do_schedule_round
 from referee.replay import validate
 from tests.leagues.conftest import database_url
 from tests.protocol.harness import FAST, ROOT, Arena, Background, BotProcess, bot_env, wait_for
@@ -66,7 +75,7 @@ def test_a_bot_back_within_the_grace_plays_the_same_game_on(
     pausing_bot(arena, "phoenix", tmp_path, 2, token, sleep=0)
     outcome = future.result(timeout=90)
 
-    assert outcome.status == MatchStatus.FINISHED and not outcome.faults, outcome.to_json()
+    assert outcome.status == RunStatus.FINISHED and not outcome.faults, outcome.to_json()
     validate(outcome.record)  # one game, start to end: it replays
     # the new process was told the match goes on, then asked the same decision again,
     # with the whole history and the allowance it had left
@@ -136,7 +145,7 @@ def test_a_gateway_restart_mid_decision_resumes_every_bot_of_the_match(
     _restart_gateway(arena)
     outcome = future.result(timeout=90)
 
-    assert outcome.status == MatchStatus.FINISHED and not outcome.faults, outcome.to_json()
+    assert outcome.status == RunStatus.FINISHED and not outcome.faults, outcome.to_json()
     validate(outcome.record)
     alpha = messages(tmp_path / "alpha-1.rec")
     resent = [m.decision_request for m in alpha if m.decision_request.resent]
@@ -200,7 +209,7 @@ def test_the_arenas_delays_are_not_charged_to_the_bot(arena: Arena) -> None:
         wall = time.monotonic() - started
     finally:
         relay.close()
-    assert outcome.status == MatchStatus.FINISHED and not outcome.faults, outcome.to_json()
+    assert outcome.status == RunStatus.FINISHED and not outcome.faults, outcome.to_json()
     latencies = [d.latency_ms for d in outcome.record.decisions if d.latency_ms is not None]
     assert latencies and max(latencies) < 300, latencies
     assert wall >= 0.4 * len(latencies), "the lag was there"
@@ -260,3 +269,42 @@ def test_a_gateway_killed_for_good_is_the_arenas_fault_not_the_bots(
         if gateway.poll() is None:
             gateway.kill()
         gateway.wait(10)
+
+
+def test_a_league_match_the_arena_cannot_go_on_with_is_voided_not_forfeited(
+    arena: Arena, background: Background, tmp_path: Path, settings: Any
+) -> None:
+    """Through ``play_match`` (what the Celery task runs): the gateway drains while a bot
+    thinks and nobody comes back within the league's grace: the attempt is void, the
+    match queued again, nothing rated, nobody charged."""
+    settings.ARENA_DISPATCHER = "arena.embedded.InProcessDispatcher"  # no broker message
+    league = svc.do_create_league(
+        svc.LeagueSettings(
+            name="Drained", decision_ms=20_000, bank_ms=0, reconnect_grace_ms=2_000
+        )
+    )
+    first_bot, token = arena.bot("drained")
+    pausing_bot(arena, "drained", tmp_path, 1, token, sleep=120)
+    arena.wait_connected("drained", 30)
+    arena.sdk_bot("steady", RANDOM)
+    for bot in (first_bot, Bot.objects.get(name="steady")):
+        svc.do_enter(league, bot)
+    scheduled = do_schedule_round(league, enqueue=False)
+    assert scheduled is not None
+    match_id = scheduled.matches[0]
+    relay = lambda: RedisRunnerRelay(_url(), arena.prefix)  # noqa: E731
+    def play() -> PlayOutcome:
+        try:
+            return play_match(match_id, relay_factory=relay)
+        finally:
+            connection.close()  # this thread's: the test database is dropped at the end
+
+    future = background.run(play)  # type: ignore[arg-type]
+    paused_at(tmp_path / "drained.paused")
+    arena.thread.stop()
+    assert future.result(timeout=60) is PlayOutcome.REQUEUED
+    m = Match.objects.get(pk=match_id)
+    assert (m.status, m.attempts, m.rated) == (MatchStatus.QUEUED, 1, False)
+    assert "ArenaFault" in m.error and "no fault of its own" in m.error
+    assert not m.participations.exclude(fault_cause="").exists()
+    assert not RatedMatch.objects.filter(match_id=match_id).exists()
