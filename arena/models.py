@@ -190,6 +190,9 @@ class League(models.Model):
     fault_policy = models.JSONField(default=dict, blank=True)
     #: how long a remote seat waits for its bot at the start of a match
     connect_grace_ms = models.PositiveIntegerField(default=2_000)
+    #: how long a remote bot whose stream dropped mid-match may take to come back (on any
+    #: gateway) before it is charged ``disconnect``; the arena's own faults void instead
+    reconnect_grace_ms = models.PositiveIntegerField(default=30_000)
     #: a remote bot not connected at the start: retry the match this many times ...
     no_show_retries = models.PositiveSmallIntegerField(default=3)
     #: ... spread over this window, then it forfeits as ``no_show``

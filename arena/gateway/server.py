@@ -58,6 +58,8 @@ class Gateway:
         self._db = ThreadPoolExecutor(max_workers=4, thread_name_prefix="gateway-db")
         self._nonces = itertools.count(1)
         self._cleanups: set[asyncio.Task[None]] = set()
+        #: shutting down: the streams it ends are the arena's doing, not the bots'
+        self.draining = False
 
     async def start(self) -> None:
         await self.relay.start()
@@ -98,7 +100,7 @@ class Gateway:
                     asyncio.create_task(self._heartbeat(session)),
                 ]
             while (item := await session.outbox.get()) is not None:
-                await context.write(item)
+                await context.write(session.stamp(item))
         finally:
             for task in tasks:
                 task.cancel()
@@ -203,8 +205,10 @@ class Gateway:
         kind = None if isinstance(message, Unreadable) else message.WhichOneof("kind")
         if isinstance(message, pb.BotMessage) and kind == "action":
             action = message.action
+            # measured here, so that the relay's and the runner's delays are not the bot's
+            latency = session.latency_ms(action.match_id, action.seq, session.last_heard)
             if session.answered(action.match_id, action.seq):
-                await self._forward(session, action)
+                await self._forward(session, action, latency)
                 return
         if not session.may_send():
             self.stats["rate_limited"] += 1
@@ -237,7 +241,9 @@ class Gateway:
         elif kind == "hello":
             session.send(error_message("unexpected_hello", "Hello is only the first message"))
 
-    async def _forward(self, session: Session, action: pb.Action) -> None:
+    async def _forward(
+        self, session: Session, action: pb.Action, latency_ms: float | None = None
+    ) -> None:
         self.stats["actions"] += 1
         await self.relay.send_inbound(
             Inbound(
@@ -246,6 +252,7 @@ class Gateway:
                 action.match_id,
                 action.seq,
                 action.SerializeToString(),
+                latency_ms=latency_ms,
             )
         )
 
@@ -299,8 +306,17 @@ class Gateway:
             await self.relay.detach(bot.bot_id, session.conn_id)
         reason = session.closing.reason if session.closing else "the stream ended"
         for match_id in sorted(session.matches):
+            # draining: the runners wait for the bot to come back elsewhere, its clock
+            # stopped, and void the match if it does not (arena.runner.resume)
             await self.relay.send_inbound(
-                Inbound(InboundKind.DISCONNECTED, bot.bot_id, match_id, detail=reason)
+                Inbound(
+                    InboundKind.DISCONNECTED,
+                    bot.bot_id,
+                    match_id,
+                    detail=reason,
+                    arena=self.draining,
+                    conn=session.conn_id,
+                )
             )
         logger.info("bot %s (%s) disconnected: %s", bot.name, bot.bot_id, reason)
         try:
@@ -313,6 +329,7 @@ class Gateway:
     async def shutdown(self, server: grpc.aio.Server, grace: float | None = None) -> None:
         """Stop taking streams, tell every bot to go elsewhere, wait for the cleanups."""
         grace = self.config.shutdown_grace_s if grace is None else grace
+        self.draining = True
         await self.health.enter_graceful_shutdown()
         for session in list(self.sessions):
             session.close(

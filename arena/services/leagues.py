@@ -55,6 +55,7 @@ class LeagueSettings:
     bank_ms: int = TimeControl.bank_ms
     fault_policy: Mapping[str, str] = field(default_factory=dict)
     connect_grace_ms: int = 2_000
+    reconnect_grace_ms: int = 30_000
     no_show_retries: int = 3
     no_show_window_s: int = 300
     k_factor: float = 24.0
@@ -128,6 +129,7 @@ def check_league_settings(s: LeagueSettings, *, league: League | None = None) ->
     _bounded("decision_ms", s.decision_ms, 10, 600_000, "the time per decision (ms)")
     _bounded("bank_ms", s.bank_ms, 0, 3_600_000, "the time bank (ms)")
     _bounded("connect_grace_ms", s.connect_grace_ms, 0, 600_000, "the connect grace (ms)")
+    _bounded("reconnect_grace_ms", s.reconnect_grace_ms, 0, 600_000, "the reconnect grace (ms)")
     _bounded("no_show_retries", s.no_show_retries, 0, 20, "no-show retries")
     _bounded("no_show_window_s", s.no_show_window_s, 0, 7 * 86400, "the no-show window (s)")
     if s.no_show_retries and not s.no_show_window_s:

@@ -132,6 +132,7 @@ def play_match(
                 policy=policy,
                 connect_grace_s=league.connect_grace_ms / 1000,
                 on_decision=live.publisher(match.pk),
+                reconnect_grace_s=league.reconnect_grace_ms / 1000,
             )
     except Exception as exc:  # noqa: BLE001 - whatever failed, it was not a bot's fault
         logger.exception("match %d attempt %d: infrastructure failure", match_id, claim.attempt)

@@ -125,7 +125,8 @@ def test_the_admin_form_shows_the_same_refusals() -> None:
     base = {
         "name": "Admin league", "slug": "admin-league", "mode": "simple", "seats": 2,
         "ruleset": "standard", "pairs_per_pairing": 1, "decision_ms": 5000, "bank_ms": 60000,
-        "fault_policy": "{}", "connect_grace_ms": 2000, "no_show_retries": 3,
+        "fault_policy": "{}", "connect_grace_ms": 2000, "reconnect_grace_ms": 30000,
+        "no_show_retries": 3,
         "no_show_window_s": 300, "live_delay_decisions": 3, "k_factor": 24, "rated": True,
         "open_for_entries": True,
         "status": "active", "deals": "independent",
@@ -139,6 +140,9 @@ def test_the_admin_form_shows_the_same_refusals() -> None:
     assert "never occurs" in str(form.errors["schedule_text"])
     form = LeagueForm(data={**base, "seats": 6})
     assert not form.is_valid() and "not 6" in str(form.errors["seats"])
+    form = LeagueForm(data={**base, "reconnect_grace_ms": 900_000})
+    assert not form.is_valid()
+    assert "reconnect grace" in str(form.errors["reconnect_grace_ms"])
 
 
 @pytest.mark.django_db
@@ -343,7 +347,8 @@ def test_the_admin_creates_a_league_with_its_schedule_or_nothing(admin_client) -
     data = {
         "name": "Admin made", "slug": "admin-made", "mode": "advanced", "seats": 4,
         "ruleset": "standard", "pairs_per_pairing": 1, "decision_ms": 5000, "bank_ms": 60000,
-        "fault_policy": "{}", "connect_grace_ms": 2000, "no_show_retries": 3,
+        "fault_policy": "{}", "connect_grace_ms": 2000, "reconnect_grace_ms": 30000,
+        "no_show_retries": 3,
         "no_show_window_s": 300, "live_delay_decisions": 3, "k_factor": 24, "rated": "on",
         "open_for_entries": "on",
         "status": "active", "deals": "independent", "schedule_text": "0 0 31 2 *",

@@ -152,3 +152,24 @@ class HandMemoryBot(Bot):
         self.by_market.setdefault(market, []).append(hand)
         with open(self.path, "a") as out:
             out.write(json.dumps(line) + "\n")
+
+
+class PausingBot(RecordingBot):
+    """A ``RecordingBot`` that, at its $AVENUE_TEST_PAUSE_AT-th decision, writes that
+    decision's seq to $AVENUE_TEST_MARKER and sleeps $AVENUE_TEST_SLEEP seconds before it
+    answers: the moment for a test to drop its stream. Once per marker: a bot started
+    again with the same marker does not pause."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pause_at = int(os.environ.get("AVENUE_TEST_PAUSE_AT", "3"))
+        self.sleep = float(os.environ.get("AVENUE_TEST_SLEEP", "60"))
+        self.marker = Path(os.environ["AVENUE_TEST_MARKER"])
+        self.decisions = 0
+
+    def decide(self, request: pb.DecisionRequest) -> int:
+        self.decisions += 1
+        if self.decisions == self.pause_at and not self.marker.exists():
+            self.marker.write_text(str(request.seq))
+            time.sleep(self.sleep)
+        return super().decide(request)

@@ -71,6 +71,12 @@ class Command(BaseCommand):
             default=2_000,
             help="how long a remote seat waits for its bot at the start",
         )
+        create.add_argument(
+            "--reconnect-grace-ms",
+            type=int,
+            default=30_000,
+            help="how long a bot whose stream dropped mid-match may take to come back",
+        )
         create.add_argument("--no-show-retries", type=int, default=3)
         create.add_argument("--no-show-window", type=int, default=300, help="seconds")
         create.add_argument(
@@ -146,6 +152,7 @@ class Command(BaseCommand):
             bank_ms=o["bank_ms"],
             fault_policy=policy,
             connect_grace_ms=o["grace_ms"],
+            reconnect_grace_ms=o["reconnect_grace_ms"],
             no_show_retries=o["no_show_retries"],
             no_show_window_s=o["no_show_window"],
             k_factor=o["k"],

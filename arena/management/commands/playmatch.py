@@ -20,7 +20,7 @@ from arena.deals import house_bot_seed, new_seed
 from arena.gateway import DatabaseAuthenticator, Gateway, GatewayConfig, GatewayThread
 from arena.management.commands.rungateway import split_address
 from arena.models import Bot, BotKind
-from arena.relay import RunnerRelay, runner_relay
+from arena.relay import RelayError, RunnerRelay, runner_relay
 from arena.relay.local import shared_relay
 from arena.runner import HouseSeat, MatchResult, RemoteSeat, Seat, TimeControl, run_match
 from referee import GameConfig
@@ -62,6 +62,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--wait", type=float, default=60.0, help="seconds to wait for remote bots to connect"
         )
+        parser.add_argument(
+            "--reconnect-grace",
+            type=float,
+            default=30.0,
+            help="seconds a remote bot whose stream dropped mid-game may take to come back",
+        )
         parser.add_argument("--gateway-port", type=int, help="embedded mode: the gateway's port")
         parser.add_argument("--replay-dir", type=Path, help="write each game's replay here")
         parser.add_argument("--json", action="store_true", help="print each result as JSON")
@@ -88,14 +94,21 @@ class Command(BaseCommand):
                         self.stdout.write(
                             f"waiting up to {options['wait']:g} s for {', '.join(remote)}"
                         )
-                outcome = run_match(
-                    seats,
-                    config,
-                    seed,
-                    match_id=f"play-{uuid.uuid4().hex[:12]}",
-                    time_control=TimeControl(options["decision_ms"], options["bank_ms"]),
-                    connect_grace_s=options["wait"],
-                )
+                try:
+                    outcome = run_match(
+                        seats,
+                        config,
+                        seed,
+                        match_id=f"play-{uuid.uuid4().hex[:12]}",
+                        time_control=TimeControl(options["decision_ms"], options["bank_ms"]),
+                        connect_grace_s=options["wait"],
+                        reconnect_grace_s=options["reconnect_grace"],
+                    )
+                except RelayError as exc:
+                    raise CommandError(
+                        f"game {game + 1}: the arena failed, not a bot, and the game cannot go "
+                        f"on ({exc})"
+                    ) from None
                 self._report(game, outcome, options)
         finally:
             if gateway is not None:
