@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from arena.runner.faults import Fault, FaultAction, FaultCause, FaultPolicy
 from arena.runner.result import MatchResult, MatchStatus, SeatReport
 from arena.runner.seats import Answer, Ask, Ending, MatchContext, Seat, TimeControl
+from avenue_sdk.protocol.timing import SeatClock
 from referee import GameConfig, apply, forfeit, legal_actions, new_game, result
 from referee.engine import GameResult
 from referee.observation import observe
@@ -25,18 +26,6 @@ from referee.replay import RecordedDecision, Recorder
 from referee.state import State
 
 logger = logging.getLogger(__name__)
-
-
-class _SeatClock:
-    def __init__(self, tc: TimeControl) -> None:
-        self.decision_ms = tc.decision_ms
-        self.bank_ms = float(tc.bank_ms)
-        self.latencies: list[float] = []
-        self.auto = 0
-
-    def charge(self, latency_ms: float) -> None:
-        self.latencies.append(latency_ms)
-        self.bank_ms = max(0.0, self.bank_ms - max(0.0, latency_ms - self.decision_ms))
 
 
 def run_match(
@@ -73,7 +62,7 @@ def run_match(
         time_control=tc,
         connect_grace_s=connect_grace_s,
     )
-    clocks = [_SeatClock(tc) for _ in seats]
+    clocks = [SeatClock.start(tc) for _ in seats]
     recorder = Recorder(state)
     faults: list[Fault] = []
     started_at = time.time()
@@ -127,7 +116,7 @@ def run_match(
 def _play(
     ctx: MatchContext,
     seats: Sequence[Seat],
-    clocks: list[_SeatClock],
+    clocks: list[SeatClock],
     recorder: Recorder,
     state: State,
     faults: list[Fault],

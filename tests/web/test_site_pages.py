@@ -4,6 +4,7 @@ favicon and the API's conventions."""
 from __future__ import annotations
 
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from django.test import Client
@@ -188,19 +189,25 @@ def test_the_sdk_archive_installs_outside_a_checkout(client: Client, tmp_path) -
     assert "agent-avenue-sdk/pyproject.toml" in names
     assert "agent-avenue-sdk/avenue_sdk/viewer/static/viewer/viewer.js" in names
     assert not any("__pycache__" in n for n in names)
-    target = tmp_path / "site"
+    assert "agent-avenue-sdk/engine/pyproject.toml" in names  # the rules engine rides along
+    # a fresh environment outside any checkout: pip builds both and brings no server stack
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-         "--no-build-isolation", "--target", str(target), str(archive)],
-        check=True, cwd=tmp_path, timeout=300,
+        [str(venv / "bin/python"), "-m", "pip", "install", "--quiet", str(archive)],
+        check=True, cwd=tmp_path, timeout=900,
     )  # fmt: skip
     found = subprocess.run(
-        [sys.executable, "-c", "import avenue_sdk.viewer as v; print(v.__file__)"],
-        cwd=tmp_path, env={"PYTHONPATH": str(target)}, capture_output=True, text=True,
-        check=True, timeout=60,
+        [str(venv / "bin/python"), "-c",
+         "import avenue_sdk.viewer as v, referee, importlib.util as u; "
+         "print(v.__file__); print(referee.__file__); print(u.find_spec('django'))"],
+        cwd=tmp_path, capture_output=True, text=True, check=True, timeout=120,
     )  # fmt: skip
-    assert found.stdout.startswith(str(target))
-    assert (target / "avenue_sdk/viewer/static/viewer/viewer.js").is_file()  # package data
+    viewer, engine, django = found.stdout.split()
+    assert viewer.startswith(str(venv)) and engine.startswith(str(venv)), found.stdout
+    assert django == "None"
+    site = Path(viewer).parent
+    assert (site / "static/viewer/viewer.js").is_file()  # package data
 
 
 def test_dropped_answers_on_the_match_page_and_in_the_api(client: Client) -> None:
