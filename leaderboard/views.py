@@ -225,6 +225,13 @@ def match(request: HttpRequest, pk: int) -> HttpResponse:
         replays.withhold([obj])
     seats = list(obj.participations.all())
     teams = [[p for p in seats if p.team == t] for t in (0, 1)]
+    ending = None
+    if state == "available":
+        # whose condition won, in words (the viewer's last frame; its frames are cached)
+        try:
+            ending = replays.viewer_json(obj, "spectator")["frames"][-1].get("ending")
+        except replays.ReplayUnavailable:
+            ending = None
     return render(
         request,
         "leaderboard/match.html",
@@ -238,6 +245,7 @@ def match(request: HttpRequest, pk: int) -> HttpResponse:
             "replay_url": reverse("api:match-replay", args=[obj.pk]),
             "live": state == "live",
             "dropped": match_reads.dropped_answers(obj.pk),
+            "ending": ending,
         },
     )
 

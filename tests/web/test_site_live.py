@@ -137,7 +137,10 @@ def start_live(name: str, *, partner_over: bool = True, delay: int = 3) -> LiveG
 
 
 @pytest.fixture
-def cleanup() -> Iterator[list[LiveGame]]:
+def cleanup(settings: Any) -> Iterator[list[LiveGame]]:
+    # the result's follow-up work (the batch fit) runs here, not through Celery: this is
+    # about watching, and a Celery pool another test closed must not fail it
+    settings.ARENA_DISPATCHER = "arena.embedded.InProcessDispatcher"
     games: list[LiveGame] = []
     yield games
     for g in games:

@@ -404,9 +404,13 @@ class Command(BaseCommand):
         return head + f"{winner} wins by {reason} after {turns}{change}"
 
     def print_standings(self, league: League) -> None:
-        rows = standings(league)
+        # the site's order: the batch fit's (bots not in a fit yet after, by live Elo)
+        rows = sorted(
+            standings(league),
+            key=lambda r: (r.batch is None, -(r.batch.elo if r.batch else float(r.rating))),
+        )
         self.stdout.write("")
-        self.stdout.write(f"Standings of {league.name}")
+        self.stdout.write(f"Standings of {league.name} (# follows the batch fit)")
         self.stdout.write(
             f"{'#':>3}  {'bot':<20} {'Elo':>7}  {'batch Elo [95%]':<22} {'rank':<7} "
             f"{'games':>5} {'W':>4} {'L':>4} {'forfeits':>8}"
