@@ -206,6 +206,14 @@ GATEWAY_RATE_LIMIT_PER_SECOND = env_int("GATEWAY_RATE_LIMIT_PER_SECOND", default
 GATEWAY_RATE_LIMIT_BURST = env_int("GATEWAY_RATE_LIMIT_BURST", default=40, minimum=1)
 #: Cap on the matches a bot may ask to play at once (Hello.max_concurrent_matches).
 GATEWAY_MAX_CONCURRENT_MATCHES = env_int("GATEWAY_MAX_CONCURRENT_MATCHES", default=16, minimum=1)
+# Failed token attempts a peer address may make: a burst, then this many a minute.
+GATEWAY_AUTH_FAILURE_BURST = env_int("GATEWAY_AUTH_FAILURE_BURST", default=20, minimum=1)
+GATEWAY_AUTH_FAILURES_PER_MINUTE = env_int(
+    "GATEWAY_AUTH_FAILURES_PER_MINUTE", default=20, minimum=1
+)
+# PEM files: the gateway serves TLS when both are set (tokens are bearer secrets).
+GATEWAY_TLS_CERT = env_str("GATEWAY_TLS_CERT", default="")
+GATEWAY_TLS_KEY = env_str("GATEWAY_TLS_KEY", default="")
 
 # ---------------------------------------------------------------- health checks
 

@@ -26,6 +26,7 @@ from grpc_health.v1._async import HealthServicer
 from agent_avenue.v1 import arena_pb2 as pb
 from arena.gateway.auth import Authenticator
 from arena.gateway.config import GatewayConfig
+from arena.gateway.limits import FailedAuthLimiter, peer_host
 from arena.gateway.session import Session, Unreadable, error_message, parse_bot_message
 from arena.protocol.convert import PROTOCOL_VERSION, SUPPORTED_VERSIONS
 from arena.relay.base import GatewayRelay, Inbound, InboundKind, RelayError
@@ -58,6 +59,9 @@ class Gateway:
         self._db = ThreadPoolExecutor(max_workers=4, thread_name_prefix="gateway-db")
         self._nonces = itertools.count(1)
         self._cleanups: set[asyncio.Task[None]] = set()
+        self.failed_auth = FailedAuthLimiter(
+            config.auth_failures_per_minute, config.auth_failure_burst
+        )
 
     async def start(self) -> None:
         await self.relay.start()
@@ -69,7 +73,7 @@ class Gateway:
 
     async def connect(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:
         try:
-            bot = await self._authenticate(context)
+            bot, token = await self._authenticate(context)
             hello = await self._hello(context)
         except _Refused as refused:
             self.stats[f"refused_{refused.code}"] += 1
@@ -92,6 +96,7 @@ class Gateway:
                 reason = f"the arena cannot reach its relay, try again later ({exc})"
                 session.close(grpc.StatusCode.UNAVAILABLE, reason, "unavailable")
             else:
+                await self._still_valid(session, token)
                 session.welcome(self._welcome(session))
                 tasks = [
                     asyncio.create_task(self._read(session, context)),
@@ -121,11 +126,21 @@ class Gateway:
         logger.info("bot %s (%s) connected, conn %s", bot.name, bot.bot_id, session.conn_id)
         await self._blocking(self.auth.hello, bot.bot_id, hello.protocol_version, hello.bot_version)
 
-    async def _authenticate(self, context: grpc.aio.ServicerContext) -> BotIdentity:
+    async def _authenticate(self, context: grpc.aio.ServicerContext) -> tuple[BotIdentity, str]:
+        peer = peer_host(context.peer())
+        now = asyncio.get_running_loop().time()
+        wait = self.failed_auth.retry_after(peer, now)
+        if wait > 0:
+            raise _Refused(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                "too_many_failed_tokens",
+                f"too many failed token attempts from {peer}: try again in {wait:.0f} s",
+            )
         metadata = {k.lower(): v for k, v in (context.invocation_metadata() or ())}
         header = metadata.get("authorization", "")
         scheme, _, token = str(header).partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
+            self.failed_auth.failed(peer, now, "no bearer token")
             raise _Refused(
                 grpc.StatusCode.UNAUTHENTICATED,
                 "missing_token",
@@ -133,13 +148,25 @@ class Gateway:
             )
         bot = await self._blocking(self.auth.authenticate, token.strip())
         if bot is None:
+            # Never the token itself, not even in part: logs travel further than secrets.
+            self.failed_auth.failed(peer, now, "unknown, rotated or revoked token")
             raise _Refused(
                 grpc.StatusCode.UNAUTHENTICATED,
                 "invalid_token",
-                f"the bot token {token.strip()[:10]}... is not valid: it is unknown, was "
-                "rotated or revoked, or its bot is deactivated",
+                "the bot token is not valid: it is unknown, was rotated or revoked, or its "
+                "bot is deactivated",
             )
-        return bot
+        return bot, token.strip()
+
+    async def _still_valid(self, session: Session, token: str) -> None:
+        """Check the token again once attached: a revocation between the first check and
+        the relay's routing would otherwise miss this stream (arena.relay.revocation)."""
+        if await self._blocking(self.auth.authenticate, token) is None:
+            session.close(
+                grpc.StatusCode.UNAUTHENTICATED,
+                "the bot token was revoked or rotated while the stream opened",
+                "token_revoked",
+            )
 
     async def _hello(self, context: grpc.aio.ServicerContext) -> pb.Hello:
         try:
@@ -356,8 +383,12 @@ def create_server(address: str, gateway: Gateway) -> tuple[grpc.aio.Server, int]
         (grpc.method_handlers_generic_handler(SERVICE, {"Connect": handler}),)
     )
     health_pb2_grpc.add_HealthServicer_to_server(gateway.health, server)
+    tls = gateway.config.tls
     try:
-        port = server.add_insecure_port(address)
+        if tls is not None:
+            port = server.add_secure_port(address, tls.credentials())
+        else:
+            port = server.add_insecure_port(address)
     except RuntimeError:  # grpcio >= 1.60 raises where older versions returned 0
         port = 0
     if port == 0:

@@ -102,6 +102,11 @@ class Session:
     def supersede(self, reason: str) -> None:
         self.loop.call_soon_threadsafe(self.close, grpc.StatusCode.ABORTED, reason, "superseded")
 
+    def revoke(self, reason: str) -> None:
+        self.loop.call_soon_threadsafe(
+            self.close, grpc.StatusCode.UNAUTHENTICATED, reason, "token_revoked"
+        )
+
     # --- the event loop's side
 
     def _on_delivery(self, delivery: Delivery) -> None:

@@ -103,12 +103,14 @@ def not_connected(bot_id: str, match_id: str) -> Inbound:
 
 
 class BotSink(Protocol):
-    """A gateway session as the relay sees it. Both methods may be called from any thread
+    """A gateway session as the relay sees it. Its methods may be called from any thread
     and must return at once."""
 
     def deliver(self, delivery: Delivery) -> None: ...
 
     def supersede(self, reason: str) -> None: ...
+
+    def revoke(self, reason: str) -> None: ...
 
 
 class RunnerRelay(ABC):

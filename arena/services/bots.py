@@ -17,6 +17,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from arena.models import Bot, BotKind, BotVersion
+from arena.relay.revocation import announce_revoked
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -74,7 +75,8 @@ def get_bot(name: str) -> Bot:
 
 @transaction.atomic
 def rotate_token(bot: Bot) -> str:
-    """Give ``bot`` a new token; the old one stops working for new streams at once."""
+    """Give ``bot`` a new token; the old one stops working at once, and the streams it
+    opened are ended on every gateway once this commits."""
     if bot.kind != BotKind.REMOTE:
         raise BotError(f"{bot.name} is a house bot: it has no token")
     token = _new_token()
@@ -82,14 +84,23 @@ def rotate_token(bot: Bot) -> str:
         token_hash=hash_token(token), token_prefix=token[:DISPLAY_CHARS]
     )
     bot.refresh_from_db(fields=["token_hash", "token_prefix"])
+    _end_streams(bot, "the bot's token was rotated: connect with the new token")
     return token
 
 
+@transaction.atomic
 def revoke_token(bot: Bot) -> None:
-    """No token opens a stream for ``bot`` until ``rotate_token``. Streams already open
-    stay open until they end (the gateway checks tokens when a stream starts)."""
+    """No token opens a stream for ``bot`` until ``rotate_token``; the streams already
+    open are ended on every gateway once this commits."""
     Bot.objects.filter(pk=bot.pk).update(token_hash=None, token_prefix="")
     bot.refresh_from_db(fields=["token_hash", "token_prefix"])
+    _end_streams(bot, "the bot's token was revoked")
+
+
+def _end_streams(bot: Bot, reason: str) -> None:
+    # After the commit: a gateway re-checking the token must already see the change.
+    bot_id = bot.pk
+    transaction.on_commit(lambda: announce_revoked(bot_id, reason))
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ import uuid
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import Future
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -73,7 +74,9 @@ STREAMS = settings(
 def arena(tmp_path: Path, transactional_db: None) -> Iterator[Arena]:
     if not django_settings.REDIS_URL:
         pytest.fail("the gateway fuzz tests need a real Redis: run them through `make test`")
-    with running_arena(tmp_path) as a:
+    # Many wrong tokens on purpose, all from this host: no failed-attempt limit here
+    # (tests/protocol/test_gateway_limits.py covers it).
+    with running_arena(tmp_path, replace(FAST, auth_failure_burst=1_000_000)) as a:
         yield a
 
 
