@@ -42,4 +42,6 @@ class GatewayConfig:
             "tls": tls_files(settings.GATEWAY_TLS_CERT, settings.GATEWAY_TLS_KEY),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
+        if "tls" in overrides:  # None there means plain text, not "the settings' default"
+            values["tls"] = overrides["tls"]
         return cls(**values)  # type: ignore[arg-type]

@@ -1,20 +1,40 @@
-"""Failed token attempts at the gateway are limited per peer address and logged without
-the token; TLS with a certificate of the operator's."""
+"""The gateway's transport: failed token attempts limited per peer address and logged
+without the token; TLS with a certificate of the operator's (here a self-signed one)."""
 
 from __future__ import annotations
 
 import logging
+import re
+import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
 
 from agent_avenue.v1 import arena_pb2 as pb
 from arena.gateway.limits import FailedAuthLimiter, peer_host
-from tests.protocol.harness import FAST, Arena, running_arena
+from arena.gateway.tls import TlsError, tls_files
+from arena.relay.redis import RedisRunnerRelay
+from arena.runner import HouseSeat, MatchStatus, RemoteSeat, run_match
+from referee import GameConfig
+from tests.protocol.harness import (
+    FAST,
+    ROOT,
+    Arena,
+    clear_prefix,
+    new_prefix,
+    running_arena,
+    wait_for,
+)
+from tests.protocol.test_distributed import django_env
 from tests.reliability.protofuzz import RawChannel
+
+RANDOM = "avenue_sdk.examples.random_bot:RandomBot"
 
 HELLO = pb.BotMessage(hello=pb.Hello(protocol_version=1)).SerializeToString()
 WRONG = [f"aat_wrong-guess-{i:04d}" for i in range(6)]
@@ -79,3 +99,75 @@ def test_the_bucket_refills_and_peers_are_counted_apart() -> None:
 )
 def test_peers_are_keyed_by_host(peer: str, host: str) -> None:
     assert peer_host(peer) == host
+
+
+def self_signed(tmp: Path) -> tuple[Path, Path]:
+    cert, key = tmp / "cert.pem", tmp / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
+        + ["-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"]
+        + ["-keyout", str(key), "-out", str(cert)],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    return cert, key
+
+
+def test_the_gateway_serves_tls_to_the_sdk(
+    arena: Arena, tmp_path: Path, settings: Any
+) -> None:
+    """``rungateway --tls-cert/--tls-key`` with a self-signed certificate: the SDK with
+    ``--tls --ca-cert`` plays a match through it; a plain-text stream gets nowhere."""
+    if shutil.which("openssl") is None:
+        pytest.fail("needs the openssl command to make a self-signed certificate")
+    cert, key = self_signed(tmp_path)
+    env = django_env(new_prefix())
+    log = tmp_path / "gateway.log"
+    with open(log, "w") as out:
+        gateway = subprocess.Popen(
+            [sys.executable, "manage.py", "rungateway", "--port", "0"]
+            + ["--tls-cert", str(cert), "--tls-key", str(key)],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+    relay = RedisRunnerRelay(str(settings.REDIS_URL), env["RELAY_PREFIX"])
+    try:
+        listening = r"gateway listening on [\d.]+:(\d+) \(TLS\)"
+        wait_for(lambda: re.search(listening, log.read_text()) is not None, 30, "the gateway")
+        port = int(re.search(listening, log.read_text()).group(1))  # type: ignore[union-attr]
+        _, token = arena.bot("secure")
+        argv = [sys.executable, "-m", "avenue_sdk", "run", RANDOM, "--arena"]
+        argv += [f"localhost:{port}", "--token", token, "--tls", "--ca-cert", str(cert)]
+        bot = arena._spawn("secure", argv, None, wait=False)
+        bot_id = arena.bot_id("secure")
+        wait_for(lambda: relay.is_connected(bot_id), 30, "the bot to connect over TLS")
+        seats = [RemoteSeat(bot_id, "secure", relay), HouseSeat("random", 1)]
+        outcome = run_match(seats, GameConfig.for_seats(2), 3, match_id="over-tls")
+        assert outcome.status == MatchStatus.FINISHED and not outcome.faults
+        assert "match over-tls started" in bot.output()
+
+        plain = RawChannel(f"127.0.0.1:{port}")
+        try:
+            ex = plain.exchange([HELLO], token, timeout=30)
+        finally:
+            plain.close()
+        assert ex.status is grpc.StatusCode.UNAVAILABLE and not ex.replies
+    finally:
+        gateway.kill()
+        gateway.wait(30)
+        relay.close()
+        clear_prefix(env["RELAY_PREFIX"])
+
+
+def test_tls_needs_both_files_and_says_so(tmp_path: Path) -> None:
+    with pytest.raises(TlsError, match="needs both a certificate"):
+        tls_files(tmp_path / "cert.pem", None)
+    (tmp_path / "junk.pem").write_text("not a certificate")
+    with pytest.raises(TlsError, match="is not a PEM file"):
+        tls_files(tmp_path / "junk.pem", tmp_path / "junk.pem")
+    with pytest.raises(TlsError, match="cannot read"):
+        tls_files(tmp_path / "junk.pem", tmp_path / "missing.pem")
