@@ -5,9 +5,11 @@ their replays and participations (the leagues issue). Ratings are in ``arena.rat
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import RegexValidator
 from django.db import models
 
 from arena.runner.faults import FaultCause
+from arena.services import names
 
 
 class BotKind(models.TextChoices):
@@ -28,7 +30,12 @@ class Bot(models.Model):
         related_name="bots",
         help_text="empty for house bots",
     )
-    name = models.CharField(max_length=64, unique=True)
+    #: the rule of ``arena.services.names``, also for the admin and as a check constraint
+    name = models.CharField(
+        max_length=names.MAX_LENGTH,
+        unique=True,
+        validators=[RegexValidator(names.ANCHORED, f"use {names.RULE}")],
+    )
     kind = models.CharField(max_length=16, choices=BotKind.choices, default=BotKind.REMOTE)
     # sha256 hex of the token. Tokens are 32 random bytes, so a fast unsalted hash is
     # enough (nothing to brute-force) and lets the gateway look a token up by its hash.
@@ -48,6 +55,11 @@ class Bot(models.Model):
 
     class Meta:
         ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(name__regex=names.ANCHORED), name="bot_name_rule"
+            )
+        ]
 
     def __str__(self) -> str:
         return self.name

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from arena.models import Bot, BotKind, BotVersion
 from arena.relay.revocation import announce_revoked
+from arena.services import names
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -41,8 +42,11 @@ def _new_token() -> str:
 
 
 def check_bot_name(name: str) -> None:
-    if not name or len(name) > 64 or not all(c.isalnum() or c in "-_." for c in name):
-        raise BotError(f"bad bot name {name!r}: use 1-64 letters, digits, '-', '_' or '.'")
+    """The name keeps the rule (``arena.services.names``) and is free."""
+    try:
+        names.check(name)
+    except names.BotNameError as exc:
+        raise BotError(str(exc)) from None
     if Bot.objects.filter(name=name).exists():
         raise BotError(f"a bot named {name!r} already exists")
 

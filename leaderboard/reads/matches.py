@@ -12,11 +12,11 @@ from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 
 from arena.models import Bot, League, Match, MatchStatus, Participation
+from arena.services import names
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200
 _SLUG = re.compile(r"[-a-zA-Z0-9_]{1,80}")
-_BOT_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 #: ids beyond this are not ours (PostgreSQL bigint) and would make the query fail
 MAX_ID = 2**63 - 1
 
@@ -93,8 +93,8 @@ def parse_filter(params: Any) -> MatchFilter:
     league, bot = get("league"), get("bot")
     if league is not None and not _SLUG.fullmatch(league):
         raise BadFilter("league", "league must be a league's slug (letters, digits, '-', '_')")
-    if bot is not None and not _BOT_NAME.fullmatch(bot):
-        raise BadFilter("bot", "bot must be a bot's name (letters, digits, '-', '_', '.')")
+    if bot is not None and not names.is_valid(bot):
+        raise BadFilter("bot", f"bot must be a bot's name ({names.RULE})")
     return MatchFilter(
         league=league,
         bot=bot,
