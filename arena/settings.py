@@ -252,7 +252,8 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # JSON with a nesting limit (a 1,000-deep body ran Python's parser out of stack)
+    "DEFAULT_PARSER_CLASSES": ["leaderboard.api.parsers.BoundedJSONParser"],
     "EXCEPTION_HANDLER": "leaderboard.api.errors.exception_handler",
     # throttles count by the peer address, never by a client's X-Forwarded-For (DRF's
     # default trusts that header, and a made-up address per request escaped every limit)
