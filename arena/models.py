@@ -8,8 +8,8 @@ from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
 
+from arena import names
 from arena.runner.faults import FaultCause
-from arena.services import names
 
 
 class BotKind(models.TextChoices):
@@ -30,7 +30,7 @@ class Bot(models.Model):
         related_name="bots",
         help_text="empty for house bots",
     )
-    #: the rule of ``arena.services.names``, also for the admin and as a check constraint
+    #: the rule of ``arena.names``, also for the admin and as a check constraint
     name = models.CharField(
         max_length=names.MAX_LENGTH,
         unique=True,

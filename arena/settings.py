@@ -89,6 +89,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "leaderboard.csp.ContentSecurityPolicyMiddleware",
 ]
 
 ROOT_URLCONF = "arena.urls"

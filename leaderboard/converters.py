@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import register_converter
 
-from arena.services import names
+from arena import names
 
 
 class IdConverter:

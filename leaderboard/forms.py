@@ -3,7 +3,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
-from arena.services import names
+from arena import names
 from arena.services.bots import BotError, check_bot_name
 
 

@@ -24,10 +24,18 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 
 from agent_avenue.v1 import arena_pb2 as pb
+from arena.gateway import notices
 from arena.gateway.auth import Authenticator
 from arena.gateway.config import GatewayConfig
 from arena.gateway.limits import FailedAuthLimiter, peer_host
-from arena.gateway.session import Session, Unreadable, error_message, parse_bot_message
+from arena.gateway.session import (
+    TRANSPORT_LIMIT,
+    Oversized,
+    Session,
+    Unreadable,
+    bot_message_parser,
+    error_message,
+)
 from arena.protocol.convert import PROTOCOL_VERSION, SUPPORTED_VERSIONS
 from arena.relay.base import GatewayRelay, Inbound, InboundKind, RelayError
 from arena.services.bots import BotIdentity
@@ -177,6 +185,13 @@ class Gateway:
                 "hello_expected",
                 f"no Hello within {self.config.hello_timeout_s:g} s of opening the stream",
             ) from None
+        if isinstance(first, Oversized):
+            raise _Refused(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                "message_too_large",
+                f"a first message of {first.size} bytes, over the limit of "
+                f"{self.config.max_message_bytes}",
+            )
         if not isinstance(first, pb.BotMessage) or first.WhichOneof("kind") != "hello":
             raise _Refused(
                 grpc.StatusCode.INVALID_ARGUMENT,
@@ -220,6 +235,9 @@ class Gateway:
                     session.close(grpc.StatusCode.OK, "the bot closed its stream")
                     return
                 session.last_heard = session.loop.time()
+                if isinstance(message, Oversized):
+                    await self._too_large(session, message)
+                    return
                 await self._on_message(session, message)
         except asyncio.CancelledError:
             raise
@@ -238,8 +256,7 @@ class Gateway:
             now = session.loop.time()
             if now - session.last_rate_error >= 1.0:
                 session.last_rate_error = now
-                limit = f"{self.config.rate_per_s:g}/s, burst {self.config.rate_burst}"
-                session.send(error_message("rate_limited", f"message dropped: over {limit}"))
+                session.send(notices.rate_limited(self.config, message))
             return
         if isinstance(message, Unreadable) or kind is None:
             await self._malformed(session, message)
@@ -256,7 +273,10 @@ class Gateway:
                     )
                 )
                 return
-            await self._forward(session, action)  # a stale seq: the runner counts it
+            # Not pending: the runner drops and counts it; the bot hears which it got wrong.
+            self.stats["wrong_seq"] += 1
+            session.send(notices.wrong_seq(session, action))
+            await self._forward(session, action)
         elif kind == "ping":
             session.send(
                 pb.ArenaMessage(pong=pb.Pong(nonce=message.ping.nonce)).SerializeToString()
@@ -294,6 +314,16 @@ class Gateway:
         await self.relay.send_inbound(
             Inbound(InboundKind.MALFORMED, session.bot.bot_id, match_id, seq, detail=detail)
         )
+
+    async def _too_large(self, session: Session, message: Oversized) -> None:
+        """A message over the limit: the pending decision is a ``message_too_large``
+        fault, and the stream is closed (the bot's other matches learn of it as a
+        disconnect, with this reason)."""
+        self.stats["message_too_large"] += 1
+        reason, notice = notices.too_large(session, message, self.config.max_message_bytes)
+        if notice is not None:
+            await self.relay.send_inbound(notice)
+        session.close(grpc.StatusCode.RESOURCE_EXHAUSTED, reason, "message_too_large")
 
     async def _heartbeat(self, session: Session) -> None:
         interval, timeout = self.config.heartbeat_s, self.config.heartbeat_timeout_s
@@ -361,7 +391,8 @@ def create_server(address: str, gateway: Gateway) -> tuple[grpc.aio.Server, int]
     limit = gateway.config.max_message_bytes
     server = grpc.aio.server(
         options=[
-            ("grpc.max_receive_message_length", limit),
+            # The gateway's own limit is checked by the deserializer (bot_message_parser).
+            ("grpc.max_receive_message_length", max(TRANSPORT_LIMIT, limit)),
             ("grpc.max_send_message_length", 16 * 1024 * 1024),
             # Transport-level liveness, below the protocol's own Ping/Pong.
             ("grpc.keepalive_time_ms", 20_000),
@@ -375,7 +406,7 @@ def create_server(address: str, gateway: Gateway) -> tuple[grpc.aio.Server, int]
     )
     handler = grpc.stream_stream_rpc_method_handler(
         gateway.connect,
-        request_deserializer=parse_bot_message,
+        request_deserializer=bot_message_parser(limit),
         # Messages reach the stream already serialized (from the relay, or below).
         response_serializer=bytes,
     )

@@ -1,4 +1,4 @@
-"""Rename the bots whose names break the one rule (``arena.services.names``): names such
+"""Rename the bots whose names break the one rule (``arena.names``): names such
 as ``г1`` or ``ｒ１`` made their pages answer 500, ``.`` and ``..`` collapsed URLs.
 
 Deterministic and unique: bots in id order, each gets ``names.repaired`` of its name
@@ -13,7 +13,7 @@ from typing import Any
 
 from django.db import migrations
 
-from arena.services import names
+from arena import names
 
 
 def rename_invalid(apps: Any, schema_editor: Any) -> None:

@@ -59,6 +59,8 @@ class InboundKind(enum.Enum):
     MALFORMED = "malformed"
     #: the bot's stream closed while it was in the match
     DISCONNECTED = "disconnected"
+    #: the bot sent a message over the gateway's size limit while asked ``seq``
+    TOO_LARGE = "too_large"
 
 
 @dataclass(frozen=True, slots=True)

@@ -205,6 +205,8 @@ class RemoteSeat(Seat):
             return Answer(latency, disconnected_bot=inbound.bot_id, detail=inbound.detail)
         if inbound.kind is InboundKind.MALFORMED:
             return Answer(latency, fault=FaultCause.MALFORMED_ACTION, detail=inbound.detail)
+        if inbound.kind is InboundKind.TOO_LARGE:
+            return Answer(latency, fault=FaultCause.MESSAGE_TOO_LARGE, detail=inbound.detail)
         try:
             message = pb.Action.FromString(inbound.payload)
         except DecodeError as exc:

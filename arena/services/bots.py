@@ -16,9 +16,9 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from arena import names
 from arena.models import Bot, BotKind, BotVersion
 from arena.relay.revocation import announce_revoked
-from arena.services import names
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -42,7 +42,7 @@ def _new_token() -> str:
 
 
 def check_bot_name(name: str) -> None:
-    """The name keeps the rule (``arena.services.names``) and is free."""
+    """The name keeps the rule (``arena.names``) and is free."""
     try:
         names.check(name)
     except names.BotNameError as exc:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from arena import names
 from arena.models import LeagueMode, LeagueStatus, MatchStatus
-from arena.services import names
 
 
 class ErrorSerializer(serializers.Serializer):

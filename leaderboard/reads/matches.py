@@ -11,8 +11,8 @@ from django.core.cache import cache
 from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 
+from arena import names
 from arena.models import Bot, League, Match, MatchStatus, Participation
-from arena.services import names
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200

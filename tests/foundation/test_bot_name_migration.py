@@ -10,8 +10,8 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
+from arena import names
 from arena.models import Bot
-from arena.services import names
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

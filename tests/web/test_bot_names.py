@@ -1,4 +1,4 @@
-"""One bot name rule everywhere (``arena.services.names``): the site form, the API, the
+"""One bot name rule everywhere (``arena.names``): the site form, the API, the
 ``bot`` command, the URL converter, the services and the database refuse the same names
 with the same message; the migration renames old invalid names (see
 tests/foundation/test_bot_name_migration.py)."""
@@ -11,8 +11,8 @@ from django.core.management import CommandError, call_command
 from django.db import IntegrityError, transaction
 from django.test import Client
 
+from arena import names
 from arena.models import Bot
-from arena.services import names
 from arena.services.bots import BotError, create_bot
 
 pytestmark = pytest.mark.django_db
