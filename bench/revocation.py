@@ -89,7 +89,7 @@ def main() -> None:
     from arena.relay.revocation import announce_revoked
     from arena.services.bots import BotIdentity
 
-    url, prefix = settings.REDIS_URL, settings.RELAY_PREFIX
+    url, prefix = str(settings.REDIS_URL), str(settings.RELAY_PREFIX)
     tokens = {f"aat_bench-{i}": BotIdentity(str(i), f"b{i}") for i in range(args.bots)}
     threads = [
         GatewayThread(
