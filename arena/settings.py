@@ -212,6 +212,8 @@ GATEWAY_AUTH_FAILURE_BURST = env_int("GATEWAY_AUTH_FAILURE_BURST", default=20, m
 GATEWAY_AUTH_FAILURES_PER_MINUTE = env_int(
     "GATEWAY_AUTH_FAILURES_PER_MINUTE", default=20, minimum=1
 )
+# Open streams' tokens are checked again this often (a backstop to the relay's notice).
+GATEWAY_TOKEN_RECHECK_SECONDS = env_int("GATEWAY_TOKEN_RECHECK_SECONDS", default=60, minimum=1)
 # PEM files: the gateway serves TLS when both are set (tokens are bearer secrets).
 GATEWAY_TLS_CERT = env_str("GATEWAY_TLS_CERT", default="")
 GATEWAY_TLS_KEY = env_str("GATEWAY_TLS_KEY", default="")

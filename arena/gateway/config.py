@@ -25,6 +25,8 @@ class GatewayConfig:
     auth_failures_per_minute: float = 20.0
     #: ...up to this many attempts in a burst (arena.gateway.limits)
     auth_failure_burst: int = 20
+    #: open streams' tokens are checked again this often (arena.gateway.recheck)
+    token_recheck_s: float = 60.0
     #: serve TLS with this certificate and key (plain text when None)
     tls: TlsFiles | None = None
 
@@ -40,6 +42,7 @@ class GatewayConfig:
             "auth_failures_per_minute": settings.GATEWAY_AUTH_FAILURES_PER_MINUTE,
             "auth_failure_burst": settings.GATEWAY_AUTH_FAILURE_BURST,
             "tls": tls_files(settings.GATEWAY_TLS_CERT, settings.GATEWAY_TLS_KEY),
+            "token_recheck_s": settings.GATEWAY_TOKEN_RECHECK_SECONDS,
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if "tls" in overrides:  # None there means plain text, not "the settings' default"

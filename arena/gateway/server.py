@@ -28,6 +28,7 @@ from arena.gateway import notices
 from arena.gateway.auth import Authenticator
 from arena.gateway.config import GatewayConfig
 from arena.gateway.limits import FailedAuthLimiter, peer_host
+from arena.gateway.recheck import TokenRecheck
 from arena.gateway.session import (
     TRANSPORT_LIMIT,
     Oversized,
@@ -70,9 +71,13 @@ class Gateway:
         self.failed_auth = FailedAuthLimiter(
             config.auth_failures_per_minute, config.auth_failure_burst
         )
+        self.recheck = TokenRecheck(
+            config.token_recheck_s, lambda token: self._blocking(self.auth.authenticate, token)
+        )
 
     async def start(self) -> None:
         await self.relay.start()
+        self.recheck.start()
 
     async def _blocking(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._db, fn, *args)
@@ -105,6 +110,7 @@ class Gateway:
                 session.close(grpc.StatusCode.UNAVAILABLE, reason, "unavailable")
             else:
                 await self._still_valid(session, token)
+                self.recheck.track(session, token)
                 session.welcome(self._welcome(session))
                 tasks = [
                     asyncio.create_task(self._read(session, context)),
@@ -351,6 +357,7 @@ class Gateway:
         except Exception:  # noqa: BLE001 - e.g. Redis down: nothing to detach then
             logger.exception("could not attach bot %s", session.bot.name)
         self.sessions.discard(session)
+        self.recheck.forget(session)
         bot = session.bot
         if session.conn_id:
             await self.relay.detach(bot.bot_id, session.conn_id)
@@ -380,6 +387,7 @@ class Gateway:
         await server.stop(grace)
         if self._cleanups:
             await asyncio.wait(set(self._cleanups), timeout=grace)
+        await self.recheck.stop()
         await self.relay.stop()
         self._db.shutdown(wait=False)
         logger.info("gateway stopped; counters: %s", dict(self.stats))

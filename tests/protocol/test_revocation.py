@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +116,33 @@ def test_revocation_ends_the_stream_in_embedded_mode(
     finally:
         for p in arena.processes:
             p.stop()
+
+
+def test_a_lost_notice_is_caught_by_the_gateways_own_recheck(
+    transactional_db: None, tmp_path: Path
+) -> None:
+    """A gateway on a relay of its own, which no revocation notice reaches (as when Redis
+    was down at that moment): its periodic token check still ends the stream."""
+    relay = InProcessRelay()
+    thread = GatewayThread(
+        Gateway(replace(FAST, token_recheck_s=0.5), relay, DatabaseAuthenticator())
+    )
+    port = thread.start(30)
+    arena = Arena(port, "", thread.gateway, thread, relay, tmp_path)
+    try:
+        bot, token = arena.bot("unnoticed")
+        proc = arena.sdk_bot("unnoticed", RANDOM, token=token)
+        # welcomed: past the check made when the stream attaches
+        wait_for(lambda: "connected as unnoticed" in proc.output(), 30, "the Welcome")
+        revoke_token(bot)
+        out = finished(proc, 30)
+        assert proc.proc.returncode == 2 and "token_revoked" in out
+        assert "the bot's token was rotated or revoked" in out
+        assert thread.call(lambda: thread.gateway.recheck.ended) == 1
+    finally:
+        for p in arena.processes:
+            p.stop()
+        thread.stop()
 
 
 class RevokedWhileAttaching(StaticAuthenticator):
