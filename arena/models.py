@@ -8,8 +8,10 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import RegexValidator
 from django.db import models
 
+from arena import names
 from arena.deals import SEED_DIGITS
 from arena.runner.faults import FaultCause
 
@@ -32,7 +34,12 @@ class Bot(models.Model):
         related_name="bots",
         help_text="empty for house bots",
     )
-    name = models.CharField(max_length=64, unique=True)
+    #: the rule of ``arena.names``, also for the admin and as a check constraint
+    name = models.CharField(
+        max_length=names.MAX_LENGTH,
+        unique=True,
+        validators=[RegexValidator(names.ANCHORED, f"use {names.RULE}")],
+    )
     kind = models.CharField(max_length=16, choices=BotKind.choices, default=BotKind.REMOTE)
     # sha256 hex of the token. Tokens are 32 random bytes, so a fast unsalted hash is
     # enough (nothing to brute-force) and lets the gateway look a token up by its hash.
@@ -52,6 +59,11 @@ class Bot(models.Model):
 
     class Meta:
         ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(name__regex=names.ANCHORED), name="bot_name_rule"
+            )
+        ]
 
     def __str__(self) -> str:
         return self.name

@@ -151,6 +151,9 @@ def bot(request: HttpRequest, name: str) -> HttpResponse:
         return not_found(request, f"There is no bot named {name!r}.")
     obj, version = found
     league_slug = request.GET.get("league") or None
+    # a NUL, say, is no text PostgreSQL takes: the query would fail, the page answer 500
+    if league_slug and not match_reads.SLUG.fullmatch(league_slug):
+        return error_page(request, 400, "Bad request", "league must be a league's slug")
     if league_slug and not obj.live_ratings.filter(league__slug=league_slug[:80]).exists():
         return not_found(request, f"{obj.name} has not played in a league {league_slug!r}.")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -23,6 +24,27 @@ class Unreadable(NamedTuple):
 
     size: int
     error: str
+
+
+class Oversized(NamedTuple):
+    """A message from a bot over the gateway's limit (left unparsed)."""
+
+    size: int
+
+
+#: what gRPC itself takes from a bot: above the gateway's own limit, so that a message
+#: between the two is seen, and recorded as ``message_too_large``; above this one gRPC
+#: cuts the stream without telling why
+TRANSPORT_LIMIT = 16 * 1024 * 1024
+
+
+def bot_message_parser(limit: int) -> Callable[[bytes], pb.BotMessage | Unreadable | Oversized]:
+    """The gateway's request deserializer for messages of at most ``limit`` bytes."""
+
+    def parse(data: bytes) -> pb.BotMessage | Unreadable | Oversized:
+        return Oversized(len(data)) if len(data) > limit else parse_bot_message(data)
+
+    return parse
 
 
 def parse_bot_message(data: bytes) -> pb.BotMessage | Unreadable:
@@ -110,6 +132,11 @@ class Session:
 
     def supersede(self, reason: str) -> None:
         self.loop.call_soon_threadsafe(self.close, grpc.StatusCode.ABORTED, reason, "superseded")
+
+    def revoke(self, reason: str) -> None:
+        self.loop.call_soon_threadsafe(
+            self.close, grpc.StatusCode.UNAUTHENTICATED, reason, "token_revoked"
+        )
 
     # --- the event loop's side
 

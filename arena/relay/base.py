@@ -60,6 +60,8 @@ class InboundKind(enum.Enum):
     #: the bot's stream closed while it was in the match (``arena``: because its gateway
     #: is draining, not because of the bot)
     DISCONNECTED = "disconnected"
+    #: the bot sent a message over the gateway's size limit while asked ``seq``
+    TOO_LARGE = "too_large"
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,12 +127,14 @@ def not_connected(bot_id: str, match_id: str) -> Inbound:
 
 
 class BotSink(Protocol):
-    """A gateway session as the relay sees it. Both methods may be called from any thread
+    """A gateway session as the relay sees it. Its methods may be called from any thread
     and must return at once."""
 
     def deliver(self, delivery: Delivery) -> None: ...
 
     def supersede(self, reason: str) -> None: ...
+
+    def revoke(self, reason: str) -> None: ...
 
 
 class RunnerRelay(ABC):

@@ -5,7 +5,8 @@ Keys, all under a prefix (``RELAY_PREFIX``, so tests and deployments can share a
 * ``{p}:bot:{bot_id}`` - pub/sub channel of a bot. Runners ``PUBLISH`` deliveries; the
   gateway holding the bot's stream is subscribed. ``PUBLISH`` answers how many gateways
   received it, so 0 tells the runner at once that the bot is not connected.
-  Gateways also publish *supersede* notices there when the bot opens a newer stream.
+  Gateways also publish *supersede* notices there when the bot opens a newer stream,
+  and ``arena.relay.revocation`` *revoked* notices when its token changes.
 * ``{p}:inbox:{match_id}`` - list: the gateway ``RPUSH``es what the bot sends for the
   match, the runner ``BLPOP``s it with the decision's deadline. Expires when idle.
 * ``{p}:conn`` - counter ordering every bot stream ever opened (newest wins, across
@@ -330,6 +331,9 @@ class RedisGatewayRelay(GatewayRelay):
             )
         elif header["t"] == "k" and int(str(header["c"])) > route.conn:
             route.sink.supersede("a newer connection of this bot took over")
+        elif header["t"] == "r" and route.conn <= int(str(header["c"])):
+            # arena.relay.revocation: the token changed after this stream opened
+            route.sink.revoke(str(header["d"]))
 
     async def attach(self, bot_id: str, sink: BotSink, max_matches: int) -> str:
         assert self._pubsub is not None

@@ -184,6 +184,8 @@ class RemoteSeat(Seat):
     def _read(self, inbound: Inbound, ask: Ask, latency: float) -> Answer:
         if inbound.kind is InboundKind.MALFORMED:
             return Answer(latency, fault=FaultCause.MALFORMED_ACTION, detail=inbound.detail)
+        if inbound.kind is InboundKind.TOO_LARGE:
+            return Answer(latency, fault=FaultCause.MESSAGE_TOO_LARGE, detail=inbound.detail)
         try:
             message = pb.Action.FromString(inbound.payload)
         except DecodeError as exc:

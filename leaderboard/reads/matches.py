@@ -11,13 +11,14 @@ from django.core.cache import cache
 from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 
+from arena import names
 from arena.models import Bot, League, Match, MatchReplay, MatchStatus, Participation
 from leaderboard.replays import withheld_ids, withhold, withhold_summary
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200
-_SLUG = re.compile(r"[-a-zA-Z0-9_]{1,80}")
-_BOT_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
+#: a league slug (Django's slug converter), as a filter or query parameter may name it
+SLUG = re.compile(r"[-a-zA-Z0-9_]{1,80}")
 #: ids beyond this are not ours (PostgreSQL bigint) and would make the query fail
 MAX_ID = 2**63 - 1
 
@@ -92,10 +93,10 @@ def parse_filter(params: Any) -> MatchFilter:
     raw_round, raw_before, raw_limit = get("round"), get("before"), get("limit")
     after, before_t = get("finished_after"), get("finished_before")
     league, bot = get("league"), get("bot")
-    if league is not None and not _SLUG.fullmatch(league):
+    if league is not None and not SLUG.fullmatch(league):
         raise BadFilter("league", "league must be a league's slug (letters, digits, '-', '_')")
-    if bot is not None and not _BOT_NAME.fullmatch(bot):
-        raise BadFilter("bot", "bot must be a bot's name (letters, digits, '-', '_', '.')")
+    if bot is not None and not names.is_valid(bot):
+        raise BadFilter("bot", f"bot must be a bot's name ({names.RULE})")
     return MatchFilter(
         league=league,
         bot=bot,

@@ -67,6 +67,7 @@ class Client:
         *,
         max_matches: int = 1,
         secure: bool = False,
+        ca_cert: Path | None = None,
         reconnect: bool = True,
         min_backoff: float = 0.5,
         max_backoff: float = 30.0,
@@ -77,7 +78,9 @@ class Client:
         self.arena = arena
         self.token = token
         self.max_matches = max(1, max_matches)
-        self.secure = secure
+        # A CA of one's own (e.g. a self-signed gateway certificate) implies TLS.
+        self.secure = secure or ca_cert is not None
+        self.ca_cert = ca_cert.read_bytes() if ca_cert is not None else None
         self.reconnect = reconnect
         self.min_backoff = min_backoff
         self.max_backoff = max_backoff
@@ -142,7 +145,8 @@ class Client:
             ("grpc.keepalive_timeout_ms", 10_000),
         ]
         if self.secure:
-            return grpc.secure_channel(self.arena, grpc.ssl_channel_credentials(), options)
+            credentials = grpc.ssl_channel_credentials(root_certificates=self.ca_cert)
+            return grpc.secure_channel(self.arena, credentials, options)
         return grpc.insecure_channel(self.arena, options)
 
     def _session(self) -> None:

@@ -55,12 +55,16 @@ class LoopThread:
 class Sink:
     deliveries: list[Delivery] = field(default_factory=list)
     superseded: list[str] = field(default_factory=list)
+    revoked: list[str] = field(default_factory=list)
 
     def deliver(self, delivery: Delivery) -> None:
         self.deliveries.append(delivery)
 
     def supersede(self, reason: str) -> None:
         self.superseded.append(reason)
+
+    def revoke(self, reason: str) -> None:
+        self.revoked.append(reason)
 
 
 @dataclass

@@ -114,6 +114,7 @@ class FaultCause(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     FAULT_CAUSE_MALFORMED_ACTION: _ClassVar[FaultCause]
     FAULT_CAUSE_NO_SHOW: _ClassVar[FaultCause]
     FAULT_CAUSE_CRASH: _ClassVar[FaultCause]
+    FAULT_CAUSE_MESSAGE_TOO_LARGE: _ClassVar[FaultCause]
 
 class MatchOutcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -202,6 +203,7 @@ FAULT_CAUSE_ILLEGAL_ACTION: FaultCause
 FAULT_CAUSE_MALFORMED_ACTION: FaultCause
 FAULT_CAUSE_NO_SHOW: FaultCause
 FAULT_CAUSE_CRASH: FaultCause
+FAULT_CAUSE_MESSAGE_TOO_LARGE: FaultCause
 MATCH_OUTCOME_UNSPECIFIED: MatchOutcome
 MATCH_OUTCOME_WIN: MatchOutcome
 MATCH_OUTCOME_LOSS: MatchOutcome
