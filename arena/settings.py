@@ -178,7 +178,12 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 ARENA_LEASE_SECONDS = env_int("ARENA_LEASE_SECONDS", default=60, minimum=2)
 #: attempts (claims) after which a match whose infrastructure keeps failing is void
 ARENA_MAX_ATTEMPTS = env_int("ARENA_MAX_ATTEMPTS", default=5, minimum=1)
-#: a queued match sent this long ago and never played is sent again (lost message)
+#: a queued match whose message the broker does not hold (neither in the queue nor with a
+#: worker), sent at least this long ago, is lost: the reaper sends it again
+ARENA_LOST_AFTER_SECONDS = env_int("ARENA_LOST_AFTER_SECONDS", default=10, minimum=1)
+#: when the broker cannot be inspected, a queued match sent this long ago and never played
+#: is sent again; and a message delivered to a worker this long ago and not started is
+#: taken as lost with that worker
 ARENA_REQUEUE_AFTER_SECONDS = env_int("ARENA_REQUEUE_AFTER_SECONDS", default=600, minimum=1)
 #: the `arena.run_match` task's soft time limit (its hard limit is 60 s more)
 ARENA_MATCH_TIME_LIMIT_SECONDS = env_int(
