@@ -293,12 +293,14 @@ LOGIN_RATE_WINDOW_SECONDS = env_int("LOGIN_RATE_WINDOW_SECONDS", default=60, min
 
 # The cache holds rate-limit counters and immutable replay frames. With Redis (distributed
 # mode) every web process shares it, so limits hold across gunicorn workers; embedded mode
-# keeps it in the process.
+# keeps it in the process. While Redis is down the cache misses (arena/cache.py): pages
+# are built from the database, never 500; short timeouts keep them quick meanwhile.
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "arena.cache.ResilientRedisCache",
             "LOCATION": REDIS_URL,
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 2.0},
             # deployments (and test runs) sharing a Redis keep apart by database name
             "KEY_PREFIX": env_str(
                 "CACHE_PREFIX", default=f"cache:{DATABASES['default'].get('NAME', '')}"
