@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import importlib
 import shlex
+import subprocess
+import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -72,7 +75,29 @@ def _check_gunicorn(argv: list[str]) -> None:
     assert callable(application), f"{target} exposes no WSGI application"
 
 
+def _check_redis_server(argv: list[str]) -> None:
+    """Redis itself starts with these options (on a socket in a folder of its own)."""
+    with tempfile.TemporaryDirectory() as folder:
+        proc = subprocess.Popen(
+            [*argv, "--port", "0", "--unixsocket", f"{folder}/redis.sock", "--dir", folder,
+             "--daemonize", "no"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + 30
+            output = ""
+            while "Ready to accept connections" not in output:
+                line = proc.stdout.readline() if proc.stdout else ""
+                assert line or proc.poll() is None, f"redis-server refused {argv}:\n{output}"
+                output += line
+                assert time.monotonic() < deadline, output
+        finally:
+            proc.terminate()
+            proc.wait(30)
+
+
 CHECKERS: dict[str, Callable[[list[str]], None]] = {
+    "redis-server": _check_redis_server,
     "python": _check_manage_py,
     "celery": _check_celery,
     "gunicorn": _check_gunicorn,
