@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 import yaml
 from celery import Celery
 from django.core.management import get_commands
@@ -78,19 +79,25 @@ def _check_gunicorn(argv: list[str]) -> None:
 def _check_redis_server(argv: list[str]) -> None:
     """Redis itself starts with these options (on a socket in a folder of its own)."""
     with tempfile.TemporaryDirectory() as folder:
+        sock = f"{folder}/redis.sock"
         proc = subprocess.Popen(
-            [*argv, "--port", "0", "--unixsocket", f"{folder}/redis.sock", "--dir", folder,
-             "--daemonize", "no"],
+            [*argv, "--port", "0", "--unixsocket", sock, "--dir", folder, "--daemonize", "no"],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )  # fmt: skip
         try:
             deadline = time.monotonic() + 30
-            output = ""
-            while "Ready to accept connections" not in output:
-                line = proc.stdout.readline() if proc.stdout else ""
-                assert line or proc.poll() is None, f"redis-server refused {argv}:\n{output}"
-                output += line
-                assert time.monotonic() < deadline, output
+            while True:
+                assert proc.poll() is None, f"redis-server refused {argv}: {proc.stdout.read()}"  # type: ignore[union-attr]
+                client = redis.Redis(unix_socket_path=sock, socket_connect_timeout=1)
+                try:
+                    if client.ping():
+                        break
+                except redis.RedisError:
+                    pass
+                finally:
+                    client.close()
+                assert time.monotonic() < deadline, "redis-server did not answer within 30 s"
+                time.sleep(0.1)
         finally:
             proc.terminate()
             proc.wait(30)
