@@ -185,6 +185,9 @@ ARENA_LOST_AFTER_SECONDS = env_int("ARENA_LOST_AFTER_SECONDS", default=10, minim
 #: is sent again; and a message delivered to a worker this long ago and not started is
 #: taken as lost with that worker
 ARENA_REQUEUE_AFTER_SECONDS = env_int("ARENA_REQUEUE_AFTER_SECONDS", default=600, minimum=1)
+#: matches a round played in one process (`manage.py league run`, the demo) plays at once:
+#: a slow bot's matches do not hold the others back
+ARENA_ROUND_CONCURRENCY = env_int("ARENA_ROUND_CONCURRENCY", default=4, minimum=1, maximum=64)
 #: the `arena.run_match` task's soft time limit (its hard limit is 60 s more)
 ARENA_MATCH_TIME_LIMIT_SECONDS = env_int(
     "ARENA_MATCH_TIME_LIMIT_SECONDS", default=3600, minimum=10

@@ -126,7 +126,8 @@ def test_the_admin_form_shows_the_same_refusals() -> None:
         "name": "Admin league", "slug": "admin-league", "mode": "simple", "seats": 2,
         "ruleset": "standard", "pairs_per_pairing": 1, "decision_ms": 5000, "bank_ms": 60000,
         "fault_policy": "{}", "connect_grace_ms": 2000, "no_show_retries": 3,
-        "no_show_window_s": 300, "k_factor": 24, "rated": True, "open_for_entries": True,
+        "no_show_window_s": 300, "absent_wait_s": 60, "k_factor": 24, "rated": True,
+        "open_for_entries": True,
         "status": "active", "seed": 1,
     }  # fmt: skip
     assert LeagueForm(data={**base, "schedule_text": "every 1h"}).is_valid()
@@ -341,7 +342,8 @@ def test_the_admin_creates_a_league_with_its_schedule_or_nothing(admin_client) -
         "name": "Admin made", "slug": "admin-made", "mode": "advanced", "seats": 4,
         "ruleset": "standard", "pairs_per_pairing": 1, "decision_ms": 5000, "bank_ms": 60000,
         "fault_policy": "{}", "connect_grace_ms": 2000, "no_show_retries": 3,
-        "no_show_window_s": 300, "k_factor": 24, "rated": "on", "open_for_entries": "on",
+        "no_show_window_s": 300, "absent_wait_s": 60, "k_factor": 24, "rated": "on",
+        "open_for_entries": "on",
         "status": "active", "seed": 0, "schedule_text": "0 0 31 2 *",
         "entries-TOTAL_FORMS": 0, "entries-INITIAL_FORMS": 0,
     }  # fmt: skip
