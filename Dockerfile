@@ -12,6 +12,8 @@ WORKDIR /app
 
 # Dependencies first, so a code change does not reinstall them.
 COPY requirements.lock pyproject.toml ./
+# ./sdk depends on the engine by a relative file: URL (../referee), so both are copied.
+COPY referee ./referee
 COPY sdk ./sdk
 RUN python -c "import tomllib; print(chr(10).join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > /tmp/runtime-requirements.txt \
     && python -m pip install -c requirements.lock -r /tmp/runtime-requirements.txt ./sdk

@@ -50,10 +50,15 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 
 # Reinstall only when what defines the environment changed.
-$(STAMP): pyproject.toml $(LOCK) sdk/pyproject.toml | $(PY)
+$(STAMP): pyproject.toml $(LOCK) sdk/pyproject.toml referee/pyproject.toml | $(PY)
 	$(call section,install into $(VENV))
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c $(LOCK) -e ./sdk -e '.[dev]'
+	@# setuptools warns about every editable install (nothing a newcomer can act on)
+	PYTHONWARNINGS="ignore:Editable installation" $(PY) -m pip install --quiet -c $(LOCK) -e './sdk[rl]' -e '.[dev]'
+	@# The SDK depends on the engine by a file: URL (referee/), which pip installs as a copy
+	@# and will not let an editable one satisfy in the same command: swap the copy for an
+	@# editable install, so that edits to referee/ take effect without reinstalling.
+	PYTHONWARNINGS="ignore:Editable installation" $(PY) -m pip install --quiet --no-deps -e ./referee
 	@touch $@
 
 install: $(STAMP)
@@ -119,8 +124,9 @@ lock:
 	@rm -rf .lockvenv
 	$(PYTHON) -m venv .lockvenv
 	.lockvenv/bin/python -m pip install --quiet --upgrade pip
-	.lockvenv/bin/python -m pip install --quiet -e ./sdk -e '.[dev]'
-	@{ echo "# Exact versions installed with: pip install -c requirements.lock -e ./sdk -e '.[dev]'"; \
+	.lockvenv/bin/python -m pip install --quiet -e './sdk[rl]' -e '.[dev]'
+	.lockvenv/bin/python -m pip install --quiet --no-deps -e ./referee
+	@{ echo "# Exact versions installed with: pip install -c requirements.lock -e './sdk[rl]' -e '.[dev]' (then -e ./referee)"; \
 	   echo "# Regenerate with: make lock (pip itself is not pinned)"; \
 	   .lockvenv/bin/python -m pip freeze --all --exclude-editable | grep -v '^pip=='; } > $(LOCK)
 	@rm -rf .lockvenv

@@ -146,6 +146,9 @@ class League(models.Model):
         help_text="seconds a round played by `league run` or the demo waits at its end for "
         "absent bots; then their matches follow the no-show policy",
     )
+    #: a live match's spectators see its public moves this many decisions late (a broadcast
+    #: delay, as chess sites keep for live games)
+    live_delay_decisions = models.PositiveSmallIntegerField(default=3)
     k_factor = models.FloatField(default=24.0)
     rated = models.BooleanField(default=True)
     open_for_entries = models.BooleanField(default=True)

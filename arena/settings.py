@@ -14,6 +14,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from arena.env import env_bool, env_int, env_list, env_str
+from avenue_sdk.viewer import STATIC_DIR as VIEWER_STATIC_DIR
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -75,6 +76,7 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "arena.apps.ArenaConfig",
     "arena.ratings.apps.RatingsConfig",
+    "arena.analytics.apps.AnalyticsConfig",
     "leaderboard.apps.LeaderboardConfig",
     "workers.apps.WorkersConfig",
 ]
@@ -197,6 +199,10 @@ ARENA_MATCH_TIME_LIMIT_SECONDS = env_int(
 
 #: host:port the gateway listens on (`manage.py rungateway`) and bots connect to.
 GATEWAY_ADDRESS = env_str("GATEWAY_ADDRESS", default="127.0.0.1:50051")
+#: host:port bots are told to dial on the site (the token page, the home page) when the
+#: gateway listens elsewhere than it is reached (a wildcard, a proxy); empty: GATEWAY_ADDRESS
+#: with 0.0.0.0 shown as 127.0.0.1 (arena.public_facts)
+GATEWAY_PUBLIC_ADDRESS = env_str("GATEWAY_PUBLIC_ADDRESS", default="")
 #: Prefix of the relay's Redis keys, so that several deployments (or test runs) can share
 #: one Redis; every gateway and worker of one deployment must use the same.
 RELAY_PREFIX = env_str("RELAY_PREFIX", default="relay")
@@ -235,6 +241,9 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
+# The replay viewer's script and stylesheet ship with the SDK (``avenue_sdk.viewer``), so
+# ``python -m avenue_sdk view`` and the site show replays with the same files.
+STATICFILES_DIRS = [VIEWER_STATIC_DIR]
 # Filled by `manage.py collectstatic` (the Docker image does it at build time) and served
 # by WhiteNoise; made here so WhiteNoise does not warn before the first collectstatic.
 STATIC_ROOT = VAR_DIR / "static"
@@ -243,7 +252,7 @@ STATIC_ROOT.mkdir(exist_ok=True)
 # ---------------------------------------------------------------- REST API
 
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "leaderboard.api.schema.ArenaSchema",
     # `Authorization: Token <key>` (DRF's scheme; the key is stored hashed, see
     # leaderboard.models.ApiToken) and the site's session (with CSRF) for the browser.
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -278,6 +287,17 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Redoc's own template asks Google for fonts: ours (templates/leaderboard/redoc.html)
+    # does not, and the theme names system fonts
+    "REDOC_UI_SETTINGS": {
+        "theme": {
+            "typography": {
+                "fontFamily": "system-ui, -apple-system, 'Segoe UI', sans-serif",
+                "headings": {"fontFamily": "system-ui, -apple-system, 'Segoe UI', sans-serif"},
+                "code": {"fontFamily": "ui-monospace, Menlo, monospace"},
+            }
+        }
+    },
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
         "MatchStatusEnum": "arena.models.MatchStatus",

@@ -94,7 +94,7 @@ def pack_delivery(match_id: str, payload: bytes) -> bytes:
 
 def sample_request(match_id: str) -> bytes:
     """A realistic DecisionRequest (a mid-game advanced observation, with its history)."""
-    from arena.protocol import convert
+    from avenue_sdk.protocol import convert
     from referee import GameConfig, apply, legal_actions, new_game
     from referee.observation import observe
 

@@ -7,16 +7,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_POST
 
+from arena import public_facts
 from arena.services import owned_bots as svc
 from arena.services.bots import BotError
 from arena.services.leagues import LeagueError
@@ -69,7 +70,13 @@ def _shown_once(request: HttpRequest, bot: Any, token: str, what: str) -> HttpRe
     response = render(
         request,
         "leaderboard/token_once.html",
-        {"bot": bot, "token": token, "what": what, "gateway_address": settings.GATEWAY_ADDRESS},
+        {
+            "bot": bot,
+            "token": token,
+            "what": what,
+            "gateway_address": public_facts.gateway_address(),
+            "sdk_url": request.build_absolute_uri(reverse("sdk-download")),
+        },
     )
     add_never_cache_headers(response)
     return response

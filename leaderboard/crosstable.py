@@ -16,6 +16,10 @@ class Cell:
     p_value: float  # two-sided binomial test against 50%
 
     @property
+    def losses(self) -> int:
+        return self.games - self.wins
+
+    @property
     def score(self) -> float:
         return self.wins / self.games if self.games else 0.5
 

@@ -2,10 +2,11 @@
 
 The rules (the hidden-information promise of the arena, applied to the web):
 
-* A match still being played (queued or running) shows **only the spectator view**, and
-  only what is there: moves are recorded when the match ends, so until then the viewer
-  gets the deal as a spectator sees it (hand sizes, no cards) and a note saying so. Every
-  other perspective, the replay JSON and the deck seed are refused.
+* A match still being played (queued or running) shows **only the spectator view**: its
+  public moves as the runner records them (``arena.services.live``), the league's
+  ``live_delay_decisions`` behind, once the other game of its mirrored pair is over
+  (before that, the deal only: the games share a deck). Every other perspective, the
+  replay JSON and the deck seed are refused.
 * The two games of a mirrored pair share a deck. A finished game's replay (any
   perspective, even the spectator's, since revealed cards give away the deck order) is
   **withheld until the other game of its pair is over** too: a bot must not look up the
@@ -18,6 +19,7 @@ answer with); frames are cached, since a released replay never changes.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from django.core.cache import cache
@@ -25,18 +27,25 @@ from django.db.models import Exists, OuterRef, TextField
 from django.db.models.functions import Cast
 
 from arena.models import Match, MatchReplay, MatchStatus
+from arena.services import live
 from arena.services.matches import game_config
-from leaderboard.frames import SPECTATOR, Perspective, PerspectiveError, parse_perspective
-from leaderboard.frames import viewer_payload as build_payload
+from avenue_sdk.viewer.frames import SPECTATOR, Perspective, PerspectiveError, parse_perspective
+from avenue_sdk.viewer.frames import viewer_payload as build_payload
 from referee import new_game
+from referee.actions import IllegalAction, action_from_json
 from referee.replay import ReplayError, from_json, record_game
 
 OVER = (MatchStatus.FINISHED, MatchStatus.VOID)
 LIVE = (MatchStatus.QUEUED, MatchStatus.RUNNING)
 LIVE_NOTE = (
-    "This match is being played. The arena records the moves when the match ends, so "
-    "until then only the deal is shown, as a spectator sees it; the page refreshes on its "
-    "own and shows the whole game once it is over."
+    "Live: this match is being played. Its public moves appear as a spectator sees them, "
+    "{delay} decision{s} behind the game; the page follows on its own and becomes the "
+    "replay when the game is over."
+)
+PAIR_NOTE = (
+    "Live: this match is being played while match {partner}, the other game of its mirrored "
+    "pair, is not over. Both use the same deck, so this game's moves appear only once that "
+    "one has ended; until then the deal is shown, as a spectator sees it."
 )
 
 
@@ -164,14 +173,37 @@ def _perspective(name: str, record: Any) -> Perspective:
 
 
 def live_payload(match: Match) -> dict[str, Any]:
-    """The spectator's view of a match being played: the deal, nothing private."""
+    """The spectator's view of a match being played: its public moves so far, the league's
+    delay behind, once the other game of its mirrored pair is over; until then the deal
+    only (the pair shares a deck: revealed cards here would tell the bots there what the
+    deck holds)."""
     parts = list(match.participations.select_related("bot").order_by("seat"))
     config = game_config(match.league, match, parts)
-    deal = record_game(new_game(config, match.deck_seed), [])
+    initial = new_game(config, match.deck_seed)
+    partner = pair_partner_playing(match)
+    actions = []
+    if partner is None:
+        decisions = live.decisions_so_far(match.pk)
+        delay = match.league.live_delay_decisions
+        shown = decisions[: max(0, len(decisions) - delay)]
+        try:
+            actions = [action_from_json(d["action"]) for d in shown]
+            record = record_game(initial, actions)
+        except (ReplayError, IllegalAction, KeyError, TypeError, ValueError):
+            actions, record = [], record_game(initial, [])
+        # the latencies the runner measured, as in a replay
+        record = replace(record, decisions=tuple(
+            replace(rd, latency_ms=d.get("latency_ms"))
+            for rd, d in zip(record.decisions, shown, strict=False)
+        ))  # fmt: skip
+        note = LIVE_NOTE.format(delay=delay, s="" if delay == 1 else "s")
+    else:
+        record = record_game(initial, [])
+        note = PAIR_NOTE.format(partner=partner.pk)
     spectator = Perspective(SPECTATOR)
-    payload = build_payload(deal, spectator, [p.bot.name for p in parts])
+    payload = build_payload(record, spectator, [p.bot.name for p in parts])
     payload["perspectives"] = [SPECTATOR]
-    payload.update(match=match.pk, live=True, status=match.status, note=LIVE_NOTE)
+    payload.update(match=match.pk, live=True, status=match.status, note=note)
     return payload
 
 

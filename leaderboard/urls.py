@@ -6,7 +6,14 @@ app_name = "leaderboard"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("leagues/", views.leagues, name="leagues"),
     path("leagues/<slug:slug>/", views.league, name="league"),
+    path(
+        "leagues/<slug:slug>/h2h/<botname:name>/<botname:opponent>/",
+        views.head_to_head,
+        name="h2h",
+    ),
+    path("bots/", views.bots, name="bots"),
     path("bots/<botname:name>/", views.bot, name="bot"),
     path("matches/", views.matches, name="matches"),
     path("matches/<id:pk>/", views.match, name="match"),

@@ -11,16 +11,21 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.functional import SimpleLazyObject
 
-from arena.models import BotKind, League, Match, MatchStatus, Round
+from arena import public_facts
+from arena.models import Bot, BotKind, League, Match, MatchStatus, Round
 from leaderboard import replays
+from leaderboard.reads import analytics as analytics_reads
 from leaderboard.reads import bots as bot_reads
+from leaderboard.reads import h2h as h2h_reads
+from leaderboard.reads import index as index_reads
 from leaderboard.reads import leagues as league_reads
 from leaderboard.reads import matches as match_reads
 
 
 def error_page(request: HttpRequest, status: int, title: str, message: str) -> HttpResponse:
     return render(
-        request, "leaderboard/error.html", {"title": title, "message": message}, status=status
+        request, "leaderboard/error.html",
+        {"title": title, "message": message, "status": status}, status=status,
     )
 
 
@@ -45,7 +50,7 @@ def home(request: HttpRequest) -> HttpResponse:
             "summaries": league_reads.league_summaries(),
             "live": _live_matches(),
             "embedded": settings.ARENA_EMBEDDED,
-            "gateway_address": settings.GATEWAY_ADDRESS,
+            "gateway_address": public_facts.gateway_address(),
         },
     )
 
@@ -58,14 +63,16 @@ COLUMNS = [
 
 
 def _sort_columns(key: str, descending: bool, current: str | None) -> list[dict[str, str]]:
-    """Header links: a column sorts by itself; clicking the sorted column reverses it."""
+    """Header links: a column's first click sorts it the natural way (numbers high-first,
+    names A-Z, the ranking best-first); clicking the sorted column reverses it."""
     out = []
     for col, label in COLUMNS:
         sort_col = "batch" if col == "rank_range" else col
-        href, state = f"?sort={sort_col}", ""
+        first = f"-{sort_col}" if sort_col in league_reads.HIGH_FIRST else sort_col
+        href, state = f"?sort={first}", ""
         if sort_col == key and col != "rank_range":
             state = "descending" if descending else "ascending"
-            href = f"?sort=-{sort_col}" if current in (None, sort_col) else f"?sort={sort_col}"
+            href = f"?sort={sort_col}" if descending else f"?sort=-{sort_col}"
         out.append({"key": col, "label": label, "href": href, "state": state})
     return out
 
@@ -145,6 +152,10 @@ def bot(request: HttpRequest, name: str) -> HttpResponse:
     if league_slug and not obj.live_ratings.filter(league__slug=league_slug[:80]).exists():
         return not_found(request, f"{obj.name} has not played in a league {league_slug!r}.")
 
+    profile = cast(
+        bot_reads.BotProfile, SimpleLazyObject(lambda: bot_reads.bot_profile(obj, league_slug))
+    )
+
     def recent() -> list[dict[str, Any]]:
         return [
             {"p": p, "opponents": bot_reads.opponents_of(p)}
@@ -160,12 +171,18 @@ def bot(request: HttpRequest, name: str) -> HttpResponse:
             # it is stale
             "version": version,
             "league_slug": league_slug or "",
-            "profile": SimpleLazyObject(lambda: bot_reads.bot_profile(obj, league_slug)),
+            "profile": profile,
             "recent": SimpleLazyObject(recent),
             "connected": None
             if obj.kind == BotKind.HOUSE
             else bot_reads.connected_now([obj.pk])[obj.pk],
             "is_owner": request.user.is_authenticated and obj.owner_id == request.user.pk,
+            # read only when the page's cached fragment is stale
+            "analytics": SimpleLazyObject(
+                lambda: analytics_reads.bot_analytics(
+                    obj, profile.selected.league if profile.selected else None
+                )
+            ),
         },
     )
 
@@ -216,5 +233,35 @@ def match(request: HttpRequest, pk: int) -> HttpResponse:
             "frames_url": reverse("api:match-frames", args=[obj.pk]),
             "replay_url": reverse("api:match-replay", args=[obj.pk]),
             "live": state == "live",
+            "dropped": match_reads.dropped_answers(obj.pk),
         },
     )
+
+
+def bots(request: HttpRequest) -> HttpResponse:
+    query = request.GET.get("q") or ""
+    raw_page = request.GET.get("page") or "1"
+    if not raw_page.isdigit() or not 1 <= int(raw_page) <= 10**6:
+        return error_page(request, 400, "Bad request", "page must be a page number")
+    index = index_reads.bot_index(query, int(raw_page))
+    return render(request, "leaderboard/bots.html", {"index": index})
+
+
+def leagues(request: HttpRequest) -> HttpResponse:
+    return render(
+        request, "leaderboard/leagues.html", {"summaries": league_reads.league_summaries()}
+    )
+
+
+def head_to_head(request: HttpRequest, slug: str, name: str, opponent: str) -> HttpResponse:
+    found = League.objects.filter(slug=slug).first()
+    if found is None:
+        return not_found(request, f"There is no league {slug!r}.")
+    bots = {b.name: b for b in Bot.objects.filter(name__in=[name, opponent])}
+    for n in (name, opponent):
+        if n not in bots:
+            return not_found(request, f"There is no bot named {n!r}.")
+    if name == opponent:
+        return error_page(request, 400, "Bad request", "A bot does not play itself.")
+    record = h2h_reads.head_to_head(found, bots[name], bots[opponent])
+    return render(request, "leaderboard/h2h.html", {"h2h": record})

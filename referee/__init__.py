@@ -28,6 +28,10 @@ from referee.config import ConfigError, GameConfig, Mode
 from referee.engine import GameResult, apply, forfeit, legal_actions, new_game, result
 from referee.state import EndReason, Event, EventKind, State
 
+#: the engine distribution's version (agent-avenue-engine); every ruleset carries its own
+#: version too (``GameConfig.rules.version``), which is what a match is checked against
+__version__ = "1.0.0"
+
 __all__ = [
     "Action",
     "Agent",
@@ -53,6 +57,7 @@ __all__ = [
     "State",
     "StopDiscarding",
     "TakeBlackMarket",
+    "__version__",
     "action_from_json",
     "apply",
     "forfeit",

@@ -43,7 +43,8 @@ def main() -> int:
 
     relay = InProcessRelay()
     auth = StaticAuthenticator({TOKEN: BotIdentity("42", "heuristic-demo")})
-    gateway = GatewayThread(Gateway(GatewayConfig(heartbeat_s=60), relay, auth))
+    # The gateway's defaults (heartbeat every 10 s), as Welcome.limits states them live.
+    gateway = GatewayThread(Gateway(GatewayConfig(), relay, auth))
     port = gateway.start()
     transcript = Path(tempfile.mkdtemp()) / "transcript.txt"
     bot = subprocess.Popen(
@@ -67,7 +68,9 @@ def main() -> int:
                 [RemoteSeat("42", "heuristic-demo", relay), HouseSeat("random", seed)],
                 GameConfig.for_seats(2, "simple", first_team=0),
                 seed,
-                match_id=f"demo-{seed}",
+                # ids as a league gives them: "<match>.<attempt>", the replay under "<match>"
+                match_id=f"{seed}.1",
+                replay_id=str(seed),
                 time_control=TimeControl(5_000, 60_000),
             )
             if outcome.result is not None and outcome.result.turns <= args.max_turns:
@@ -86,7 +89,8 @@ def main() -> int:
     r = chosen.result
     assert r is not None
     print(
-        f"Match `{chosen.match_id}`: the SDK's HeuristicBot (seat 0, team A) against the house "
+        f"Match `{chosen.match_id}` (attempt 1 of match {chosen.replay_id}, replay_id "
+        f"`{chosen.replay_id}`): the SDK's HeuristicBot (seat 0, team A) against the house "
         f"`random` bot (seat 1, team B), simple mode; team {'AB'[r.winner]} wins by "
         f"{r.reason.value} after {r.turns} turns. {len(chosen.record.decisions)} decisions, "
         f"{chosen.seats[0].decisions} of them asked of the remote bot.\n"

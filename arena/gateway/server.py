@@ -27,9 +27,9 @@ from agent_avenue.v1 import arena_pb2 as pb
 from arena.gateway.auth import Authenticator
 from arena.gateway.config import GatewayConfig
 from arena.gateway.session import Session, Unreadable, error_message, parse_bot_message
-from arena.protocol.convert import PROTOCOL_VERSION, SUPPORTED_VERSIONS
 from arena.relay.base import GatewayRelay, Inbound, InboundKind, RelayError
 from arena.services.bots import BotIdentity
+from avenue_sdk.protocol.convert import PROTOCOL_VERSION, SUPPORTED_VERSIONS
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")

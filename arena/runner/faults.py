@@ -7,9 +7,33 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from arena.protocol.faults import FaultCause
+from django.db import models
 
-__all__ = ["Fault", "FaultAction", "FaultCause", "FaultPolicy"]
+from avenue_sdk.protocol import faults as protocol
+
+
+class FaultCause(models.TextChoices):
+    """Why a seat failed. Bot faults only: infrastructure failures raise instead
+    (``arena.relay.base.RelayError``), so that the caller can void and re-run the match."""
+
+    #: no answer within the decision time plus the seat's remaining time bank
+    TIMEOUT = "timeout", "timeout"
+    #: the bot's stream closed (or no gateway held it) while the match was running
+    DISCONNECT = "disconnect", "disconnect"
+    #: a readable answer naming a choice that is not legal now
+    ILLEGAL_ACTION = "illegal_action", "illegal action"
+    #: an unreadable answer: bad bytes, no choice, index and choice disagreeing
+    MALFORMED_ACTION = "malformed_action", "malformed action"
+    #: not connected when the match started (after the runner's grace period)
+    NO_SHOW = "no_show", "no-show"
+    #: an in-process (house) bot raised an exception
+    CRASH = "crash", "crash"
+
+
+# The protocol's causes (avenue_sdk.protocol.faults, Django-free, which the conversions and
+# the SDK's local arena use) and these database choices must be the same set.
+if {(c.value, c.label) for c in FaultCause} != {(c.value, c.label) for c in protocol.FaultCause}:
+    raise RuntimeError("arena FaultCause and avenue_sdk.protocol.faults.FaultCause disagree")
 
 
 class FaultAction(enum.Enum):

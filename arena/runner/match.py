@@ -13,30 +13,19 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from arena.runner.faults import Fault, FaultAction, FaultCause, FaultPolicy
 from arena.runner.result import MatchResult, MatchStatus, SeatReport
 from arena.runner.seats import Answer, Ask, Ending, MatchContext, Seat, TimeControl
+from avenue_sdk.protocol.timing import SeatClock
 from referee import GameConfig, apply, forfeit, legal_actions, new_game, result
 from referee.engine import GameResult
 from referee.observation import observe
-from referee.replay import Recorder
+from referee.replay import RecordedDecision, Recorder
 from referee.state import State
 
 logger = logging.getLogger(__name__)
-
-
-class _SeatClock:
-    def __init__(self, tc: TimeControl) -> None:
-        self.decision_ms = tc.decision_ms
-        self.bank_ms = float(tc.bank_ms)
-        self.latencies: list[float] = []
-        self.auto = 0
-
-    def charge(self, latency_ms: float) -> None:
-        self.latencies.append(latency_ms)
-        self.bank_ms = max(0.0, self.bank_ms - max(0.0, latency_ms - self.decision_ms))
 
 
 def run_match(
@@ -49,10 +38,13 @@ def run_match(
     time_control: TimeControl | None = None,
     policy: FaultPolicy | None = None,
     connect_grace_s: float = 0.0,
+    on_decision: Callable[[RecordedDecision], None] | None = None,
 ) -> MatchResult:
     """Play one game. ``seats[s]`` plays seat ``s``; ``match_id`` must be unique per run
     (a re-run of a league match should add its attempt number), ``replay_id`` is what the
-    bots are told to look for on the site (default: the match id).
+    bots are told to look for on the site (default: the match id). ``on_decision`` hears
+    every decision as it is recorded (live spectating); what it raises is logged, never
+    the match's problem.
 
     Raises ``arena.relay.RelayError`` when the relay fails: an infrastructure fault that
     the caller should answer by voiding the attempt, not by blaming a bot."""
@@ -70,7 +62,7 @@ def run_match(
         time_control=tc,
         connect_grace_s=connect_grace_s,
     )
-    clocks = [_SeatClock(tc) for _ in seats]
+    clocks = [SeatClock.start(tc) for _ in seats]
     recorder = Recorder(state)
     faults: list[Fault] = []
     started_at = time.time()
@@ -82,7 +74,7 @@ def run_match(
             if answer is not None and answer.fault is not None:
                 faults.append(Fault(s, seat.name, answer.fault, answer.detail))
         if not faults:
-            state = _play(ctx, seats, clocks, recorder, state, faults)
+            state = _play(ctx, seats, clocks, recorder, state, faults, _safe(on_decision))
         aborted, state = _apply_policy(policy, faults, state)
         record = recorder.finish(state)
         final = None if aborted else result(state)
@@ -124,13 +116,15 @@ def run_match(
 def _play(
     ctx: MatchContext,
     seats: Sequence[Seat],
-    clocks: list[_SeatClock],
+    clocks: list[SeatClock],
     recorder: Recorder,
     state: State,
     faults: list[Fault],
+    heard: Listener,
 ) -> State:
     seq = 0
     while state.decision is not None:
+        kind = state.decision
         seq += 1
         legal = legal_actions(state)
         actor = state.actor
@@ -138,6 +132,7 @@ def _play(
         if len(legal) == 1:
             clock.auto += 1
             recorder.add(state, legal[0])
+            heard(RecordedDecision(actor, kind, legal[0], None))
             state = apply(state, legal[0])
             continue
         ask = Ask(seq, observe(state, actor), legal, clock.decision_ms, int(clock.bank_ms))
@@ -159,8 +154,29 @@ def _play(
             )
             return state
         recorder.add(state, answer.action, answer.latency_ms)
+        heard(RecordedDecision(actor, kind, answer.action, answer.latency_ms))
         state = apply(state, answer.action)
     return state
+
+
+Listener = Callable[[RecordedDecision], None]
+
+
+def _safe(listener: Listener | None) -> Listener:
+    """The listener, or nothing; a listener's failure (a cache down) is logged once."""
+    failed = False
+
+    def heard(decision: RecordedDecision) -> None:
+        nonlocal failed
+        if listener is None or failed:
+            return
+        try:
+            listener(decision)
+        except Exception:  # noqa: BLE001 - spectators must never stop a match
+            failed = True
+            logger.warning("live decisions: the listener failed; no more this match", exc_info=True)
+
+    return heard
 
 
 def _disconnect_faults(

@@ -1,5 +1,8 @@
 """The seat interface the match runner drives, and its two kinds of seat.
 
+``TimeControl`` (imported from the SDK's protocol package, which the local arena shares)
+is re-exported here.
+
 ``HouseSeat`` asks a referee house bot in-process; ``RemoteSeat`` sends the decision
 through the relay to whichever gateway holds the bot's stream. The runner treats both the
 same: it owns the clock and the fault policy, a seat only answers or reports a fault.
@@ -15,22 +18,14 @@ from dataclasses import dataclass, field
 from google.protobuf.message import DecodeError
 
 from agent_avenue.v1 import arena_pb2 as pb
-from arena.protocol import convert
 from arena.relay.base import Delivery, DeliveryKind, DropCounts, InboundKind, RunnerRelay
 from arena.runner.faults import FaultCause
+from avenue_sdk.protocol import convert
+from avenue_sdk.protocol.timing import TimeControl
 from referee import Action, GameConfig
 from referee.bots import make_bot
 from referee.engine import GameResult
 from referee.observation import Observation
-
-
-@dataclass(frozen=True)
-class TimeControl:
-    """Each decision may take ``decision_ms``; time beyond it comes out of the seat's bank
-    of ``bank_ms`` for the whole match. A seat that runs past both times out."""
-
-    decision_ms: int = 5_000
-    bank_ms: int = 60_000
 
 
 @dataclass
@@ -212,7 +207,7 @@ class RemoteSeat(Seat):
         try:
             action = convert.read_answer(message, ask.legal)
         except convert.AnswerError as exc:
-            return Answer(latency, fault=exc.cause, detail=str(exc))
+            return Answer(latency, fault=FaultCause(exc.cause.value), detail=str(exc))
         return Answer(latency, action=action)
 
     def end(self, ctx: MatchContext, seat: int, ending: Ending) -> None:

@@ -45,6 +45,7 @@ from arena.runner import (
     run_match,
 )
 from arena.runner import MatchStatus as RunStatus
+from arena.services import live
 from arena.services.claims import (
     LeaseHeartbeat,
     PlayOutcome,
@@ -127,6 +128,7 @@ def play_match(
                 time_control=TimeControl(league.decision_ms, league.bank_ms),
                 policy=policy,
                 connect_grace_s=league.connect_grace_ms / 1000,
+                on_decision=live.publisher(match.pk),
             )
     except Exception as exc:  # noqa: BLE001 - whatever failed, it was not a bot's fault
         logger.exception("match %d attempt %d: infrastructure failure", match_id, claim.attempt)
@@ -147,3 +149,5 @@ def play_match(
     except Exception as exc:  # noqa: BLE001 - e.g. the database went away mid-write
         logger.exception("match %d attempt %d: could not write the result", match_id, claim.attempt)
         return do_void_attempt(claim, f"{type(exc).__name__}: {exc}")
+    finally:
+        live.forget(match.pk)  # the replay (or nothing, if void) serves it from now on

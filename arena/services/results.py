@@ -22,6 +22,7 @@ from arena.models import (
 from arena.ratings.ledger import ZeroSumViolation, match_changes
 from arena.ratings.models import START_RATING, LiveRating, RatedMatch
 from arena.runner import MatchResult
+from arena.services import analytics
 from arena.services.claims import Claim, PlayOutcome
 from arena.services.rounds import do_complete_round_if_done
 
@@ -111,6 +112,10 @@ def do_finish_match(claim: Claim, outcome: MatchResult) -> PlayOutcome:
         MatchReplay.objects.create(
             match=match, record=outcome.replay_json(), report=outcome.to_json()
         )
+        if final is not None:
+            analytics.do_record_match(
+                league, parts, outcome.record, final.reason.value, final.winner
+            )
         match.save()
     logger.info("match %d: %s", match.pk, match.end_reason)
     do_complete_round_if_done(match.round_id)

@@ -39,15 +39,19 @@ class BatchSerializer(serializers.Serializer):
     elo = serializers.FloatField()
     low = serializers.FloatField(help_text="95% interval, lower end")
     high = serializers.FloatField(help_text="95% interval, upper end")
-    rank = serializers.IntegerField()
-    rank_low = serializers.IntegerField()
+    rank = serializers.IntegerField(help_text="the fit's point rank among all its bots")
+    rank_low = serializers.IntegerField(help_text="95% rank interval (identical fits share it)")
     rank_high = serializers.IntegerField()
     games = serializers.IntegerField()
     computed_at = serializers.DateTimeField()
 
 
 class StandingSerializer(serializers.Serializer):
-    rank = serializers.IntegerField(help_text="by live Elo")
+    rank = serializers.IntegerField(
+        allow_null=True,
+        help_text="the batch fit's order among established bots (identical fits share a "
+        "rank; bots not in a fit yet follow by live Elo); null for a provisional bot",
+    )
     bot = serializers.CharField()
     owner = serializers.CharField(allow_null=True)
     kind = serializers.CharField()
@@ -110,6 +114,13 @@ class SeatSerializer(SeatSummarySerializer):
     fault_detail = serializers.CharField(allow_null=True)
 
 
+class DroppedSerializer(serializers.Serializer):
+    stale = serializers.IntegerField(
+        help_text="from the bot being asked, but answering another decision (too late)"
+    )
+    foreign = serializers.IntegerField(help_text="from a bot that was not being asked")
+
+
 class MatchSerializer(MatchSummarySerializer):
     mirror = serializers.IntegerField()
     pair_index = serializers.IntegerField()
@@ -120,6 +131,10 @@ class MatchSerializer(MatchSummarySerializer):
         choices=["available", "live", "withheld", "none"],
         help_text="available: replay and every perspective; live: spectator only; withheld: "
         "until the other game of the mirrored pair (same deck) is over; none: void",
+    )
+    dropped = DroppedSerializer(
+        allow_null=True,
+        help_text="answers the runner ignored (null until the match has finished)",
     )
     seats = SeatSerializer(many=True)  # type: ignore[assignment]
 
@@ -206,7 +221,7 @@ SORTS = ["rank", "bot", "owner", "rating", "batch", "games", "wins", "losses", "
 class StandingsQuery(serializers.Serializer):
     sort = serializers.ChoiceField(
         choices=SORTS + [f"-{k}" for k in SORTS], required=False,
-        help_text="a column; a leading '-' reverses its natural order",
+        help_text="a column, ascending; a leading '-' for descending (-rating: highest first)",
     )  # fmt: skip
 
 
@@ -245,3 +260,34 @@ class MatchQuery(serializers.Serializer):
                                       help_text="continue below this match id (from `next`)")
     limit = serializers.IntegerField(min_value=1, max_value=200, required=False,
                                      help_text="matches per page, default 50")
+
+
+class AnalyticsQuery(serializers.Serializer):
+    league = serializers.RegexField(r"^[-a-zA-Z0-9_]{1,80}$", required=False,
+                                    help_text="league slug (default: all the bot's leagues)")
+
+
+class AnalyticsSerializer(serializers.Serializer):
+    opponent = serializers.CharField(allow_null=True, help_text="null: every opponent")
+    games = serializers.IntegerField()
+    offers = serializers.IntegerField(help_text="offers whose face-down card the bot chose")
+    face_down_taken = serializers.IntegerField()
+    face_down_taken_rate = serializers.FloatField(allow_null=True)
+    mean_gain_per_offer = serializers.FloatField(
+        allow_null=True,
+        help_text="spaces the offering team came out ahead against the other choice",
+    )
+    handed_third_daredevil = serializers.IntegerField()
+    handed_third_codebreaker = serializers.IntegerField()
+    end_reasons_won = serializers.DictField(child=serializers.IntegerField())
+    end_reasons_lost = serializers.DictField(child=serializers.IntegerField())
+    decisions = serializers.IntegerField()
+    decision_ms = serializers.DictField(child=serializers.IntegerField(),
+                                        help_text="decisions per time bucket")
+
+
+class BotAnalyticsSerializer(serializers.Serializer):
+    bot = serializers.CharField()
+    league = serializers.CharField(allow_null=True)
+    overall = AnalyticsSerializer()
+    opponents = AnalyticsSerializer(many=True)

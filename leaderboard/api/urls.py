@@ -1,7 +1,7 @@
 from django.urls import path
 
 from leaderboard import converters  # noqa: F401 - registers the id and botname converters
-from leaderboard.api import views
+from leaderboard.api import analytics, views
 
 app_name = "api"
 
@@ -11,6 +11,11 @@ urlpatterns = [
     path("leagues/<slug:slug>/standings/", views.LeagueStandings.as_view(), name="standings"),
     path("bots/", views.BotList.as_view(), name="bots"),
     path("bots/<botname:name>/", views.BotDetail.as_view(), name="bot"),
+    path(
+        "bots/<botname:name>/analytics/",
+        analytics.BotAnalyticsView.as_view(),
+        name="bot-analytics",
+    ),
     path("bots/<botname:name>/token/", views.BotToken.as_view(), name="bot-token"),
     path("bots/<botname:name>/entries/", views.BotEntries.as_view(), name="bot-entries"),
     path("bots/<botname:name>/entries/<slug:slug>/", views.BotEntry.as_view(), name="bot-entry"),

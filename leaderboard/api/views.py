@@ -22,15 +22,15 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
-from rest_framework.views import APIView
 
 from arena.models import Bot, BotKind, League
 from arena.ratings.models import LiveRating
 from arena.services import owned_bots as svc
+from avenue_sdk.viewer.frames import SPECTATOR
 from leaderboard import replays
 from leaderboard.api import serializers as s
 from leaderboard.api.auth import issue_api_key, revoke_api_key
-from leaderboard.frames import SPECTATOR
+from leaderboard.api.base import ArenaView, fields_of
 from leaderboard.models import ApiToken
 from leaderboard.reads import leagues as league_reads
 from leaderboard.reads import matches as match_reads
@@ -70,7 +70,7 @@ def _league_json(summary: league_reads.LeagueSummary) -> dict[str, Any]:
     }
 
 
-class LeagueList(APIView):
+class LeagueList(ArenaView):
     @extend_schema(
         responses={200: s.LeagueSerializer(many=True), 401: s.ErrorSerializer},
         operation_id="leagues_list",
@@ -83,7 +83,7 @@ def _league(slug: str) -> League:
     return svc.find_league(slug)
 
 
-class LeagueDetail(APIView):
+class LeagueDetail(ArenaView):
     @extend_schema(responses={200: s.LeagueSerializer, **ERRORS})
     def get(self, request: Request, slug: str) -> Response:
         league = _league(slug)
@@ -91,7 +91,9 @@ class LeagueDetail(APIView):
         return Response(_league_json(summary))
 
 
-class LeagueStandings(APIView):
+class LeagueStandings(ArenaView):
+    query = fields_of(s.StandingsQuery)
+
     @extend_schema(
         parameters=[s.StandingsQuery],
         responses={200: s.StandingsSerializer, **ERRORS},
@@ -148,7 +150,9 @@ class BotPagination(PageNumberPagination):
     max_page_size = 200
 
 
-class BotList(APIView):
+class BotList(ArenaView):
+    query = fields_of(s.BotListQuery)
+
     def get_throttles(self) -> list[Any]:
         if self.request.method == "POST":
             self.throttle_scope = "bot_tokens"
@@ -188,7 +192,7 @@ class BotList(APIView):
         )
 
 
-class BotDetail(APIView):
+class BotDetail(ArenaView):
     @extend_schema(responses={200: s.BotSerializer, **ERRORS})
     def get(self, request: Request, name: str) -> Response:
         bot = _bots_with_ratings().filter(name=name).first()
@@ -198,7 +202,7 @@ class BotDetail(APIView):
         return Response(bot_json(bot, request, connected=connected))
 
 
-class BotToken(APIView):
+class BotToken(ArenaView):
     permission_classes = [IsAuthenticated]
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "bot_tokens"
@@ -218,7 +222,7 @@ class BotToken(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class BotEntries(APIView):
+class BotEntries(ArenaView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(request=s.EntrySerializer,
@@ -235,7 +239,7 @@ class BotEntries(APIView):
         )
 
 
-class BotEntry(APIView):
+class BotEntry(ArenaView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(request=None, responses={200: s.EntryResultSerializer, **AUTH_ERRORS})
@@ -250,7 +254,9 @@ class BotEntry(APIView):
 
 
 
-class MatchList(APIView):
+class MatchList(ArenaView):
+    query = fields_of(s.MatchQuery)
+
     @extend_schema(parameters=[s.MatchQuery], responses={200: s.MatchPageSerializer, **ERRORS},
                    description="Newest first; follow `next` for older matches.",
                    operation_id="matches_list")
@@ -274,14 +280,16 @@ def _match(pk: int) -> Any:
     return m
 
 
-class MatchDetail(APIView):
+class MatchDetail(ArenaView):
     @extend_schema(responses={200: s.MatchSerializer, **ERRORS})
     def get(self, request: Request, pk: int) -> Response:
         m = _match(pk)
         return Response(match_reads.match_json(m, replays.replay_state(m)))
 
 
-class MatchReplay(APIView):
+class MatchReplay(ArenaView):
+    query = frozenset({"download"})
+
     @extend_schema(
         parameters=[OpenApiParameter("download", bool, description="as a file attachment")],
         responses={200: OpenApiTypes.OBJECT, **ERRORS},
@@ -298,7 +306,9 @@ class MatchReplay(APIView):
         return response
 
 
-class MatchFrames(APIView):
+class MatchFrames(ArenaView):
+    query = fields_of(s.FramesQuery)
+
     @extend_schema(
         parameters=[s.FramesQuery],
         responses={200: s.ViewerSerializer, **ERRORS},
@@ -313,7 +323,7 @@ class MatchFrames(APIView):
 # ------------------------------------------------------------------ accounts
 
 
-class AuthToken(APIView):
+class AuthToken(ArenaView):
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "auth"
 
@@ -346,7 +356,7 @@ class AuthToken(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class Me(APIView):
+class Me(ArenaView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(responses={200: s.MeSerializer, **AUTH_ERRORS})

@@ -15,7 +15,7 @@ from django.db.models import Avg, Count, Max, Prefetch, Sum
 from arena.models import Bot, BotKind, BotVersion, Entry, League, Match, MatchStatus, Participation
 from arena.ratings.models import BatchRating, LiveRating
 from arena.relay import RelayError, runner_relay
-from leaderboard.charts import rating_history_svg
+from leaderboard.charts import elo_band, rating_by_game_svg
 
 logger = logging.getLogger(__name__)
 
@@ -90,16 +90,25 @@ class BotProfile:
 
 def _league_stats(bot: Bot, league: League) -> LeagueStats:
     mine = Participation.objects.filter(league=league, bot=bot)
+    rated = mine.filter(rating_after__isnull=False)
     history = list(
-        mine.filter(rating_after__isnull=False)
-        .order_by("-match_id")
-        .values_list("match__finished_at", "rating_after")[:HISTORY_POINTS]
+        rated.order_by("-match_id").values_list("match__finished_at", "rating_after")[
+            :HISTORY_POINTS
+        ]
     )
     history.reverse()
     points: list[tuple[datetime, float]] = [
         (t, float(r)) for t, r in history if t is not None and r is not None
     ]
-    chart = rating_history_svg(points, title=f"{bot.name}: Elo in {league.name}")
+    # by game number (the latest HISTORY_POINTS games), each with its approximate 95% band
+    first = rated.count() - len(points) + 1
+    ratings = [v for _, v in points]
+    band = [elo_band(v, first + i) for i, v in enumerate(ratings)]
+    middle = sorted(ratings)[len(ratings) // 2] if ratings else 0.0
+    chart = rating_by_game_svg(
+        ratings, first_game=first, band=band, clip=(middle - 400, middle + 400),
+        title=f"{bot.name}: Elo in {league.name} by game, with its 95% band",
+    )  # fmt: skip
     # opponents: the other team's seats of every finished match of the bot in the league
     played = {
         m: (team, won)

@@ -5,16 +5,16 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from datetime import datetime
-from decimal import Decimal
-from typing import Any
 
 from django.core.cache import cache
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from arena import public_facts
 from arena.models import Entry, League, LeagueStatus, Match, MatchStatus, Participation, Round
 from arena.ratings.models import BatchRating, LiveRating
 from leaderboard.crosstable import Cell, crosstable
+from leaderboard.reads.ranking import StandingRow, rank_rows, tied_intervals
 
 #: a bot is marked provisional in a league until it has played this many games there
 PROVISIONAL_GAMES = 20
@@ -42,6 +42,10 @@ def next_round_at(league: League, now: datetime | None = None) -> tuple[datetime
         return None, "paused"
     task = league.schedule
     if task is None:
+        # a process playing the rounds itself (manage.py demo) says when
+        announced = public_facts.announced_next_round(league.pk)
+        if announced is not None:
+            return max(announced, now or timezone.now()), ""
         return None, "by hand"
     if not task.enabled:
         return None, "paused"
@@ -91,53 +95,8 @@ def league_summaries() -> list[LeagueSummary]:
 # ------------------------------------------------------------------ standings
 
 
-@dataclass(frozen=True)
-class StandingRow:
-    rank: int
-    bot_id: int
-    bot: str
-    owner: str
-    kind: str
-    rating: Decimal
-    games: int
-    wins: int
-    losses: int
-    forfeits: int
-    batch: BatchRating | None
-    provisional: bool
-    entered: bool
-
-    def to_json(self) -> dict[str, Any]:
-        b = self.batch
-        return {
-            "rank": self.rank,
-            "bot": self.bot,
-            "owner": self.owner or None,
-            "kind": self.kind,
-            "rating": float(self.rating),
-            "games": self.games,
-            "wins": self.wins,
-            "losses": self.losses,
-            "forfeits": self.forfeits,
-            "provisional": self.provisional,
-            "entered": self.entered,
-            "batch": None
-            if b is None
-            else {
-                "elo": round(b.elo, 1),
-                "low": round(b.low, 1),
-                "high": round(b.high, 1),
-                "rank": b.rank,
-                "rank_low": b.rank_low,
-                "rank_high": b.rank_high,
-                "games": b.games,
-                "computed_at": b.computed_at.isoformat(),
-            },
-        }
-
-
 SORT_KEYS = {
-    "rank": lambda r: r.rank,
+    "rank": lambda r: r.order,
     "bot": lambda r: r.bot.lower(),
     "owner": lambda r: r.owner.lower(),
     "rating": lambda r: r.rating,
@@ -147,8 +106,8 @@ SORT_KEYS = {
     "losses": lambda r: r.losses,
     "forfeits": lambda r: r.forfeits,
 }
-#: numbers sort high-first when asked without a sign, names and ranks low-first
-_DESCENDING_FIRST = {"rating", "batch", "games", "wins", "losses", "forfeits"}
+#: the columns whose first click sorts high-first (the page's header links)
+HIGH_FIRST = {"rating", "batch", "games", "wins", "losses", "forfeits"}
 
 
 class BadSort(ValueError):
@@ -156,15 +115,16 @@ class BadSort(ValueError):
 
 
 def parse_sort(text: str | None) -> tuple[str, bool]:
-    """``rating`` / ``-rating`` -> (key, descending). A bare number key sorts high-first;
-    a leading ``-`` flips the natural order."""
+    """``rating`` -> ascending, ``-rating`` -> descending (the API's one convention);
+    nothing: the ranking, best first."""
     if not text:
         return "rank", False
-    flip = text.startswith("-")
-    key = text.lstrip("-")
+    descending = text.startswith("-")
+    key = text[1:] if descending else text
     if key not in SORT_KEYS:
-        raise BadSort(f"cannot sort by {text!r}: use one of {', '.join(SORT_KEYS)}")
-    return key, (key in _DESCENDING_FIRST) != flip
+        choices = ", ".join(SORT_KEYS)
+        raise BadSort(f"cannot sort by {text!r}: use one of {choices}, '-' first for descending")
+    return key, descending
 
 
 @dataclass(frozen=True)
@@ -248,9 +208,10 @@ def league_standings(
             "wins", "losses", "forfeits",
         )
     )  # fmt: skip
+    intervals = tied_intervals(batch)
     rows = [
         StandingRow(
-            rank=i,
+            rank=None,
             bot_id=bot_id,
             bot=name,
             owner=owner or "",
@@ -263,11 +224,12 @@ def league_standings(
             batch=batch.get(bot_id),
             provisional=games < PROVISIONAL_GAMES,
             entered=bot_id in entered,
+            rank_low=intervals[bot_id][0] if bot_id in intervals else None,
+            rank_high=intervals[bot_id][1] if bot_id in intervals else None,
         )
-        for i, (bot_id, name, owner, kind, rating, games, wins, losses, forfeits) in enumerate(
-            ratings, 1
-        )
+        for bot_id, name, owner, kind, rating, games, wins, losses, forfeits in ratings
     ]
+    rows = rank_rows(rows)
     if key != "rank" or descending:
         rows.sort(key=SORT_KEYS[key], reverse=descending)
     return Standings(rows, text, batch_at)
@@ -284,14 +246,19 @@ class Crosstable:
     truncated_from: int
 
     @property
-    def lines(self) -> list[tuple[tuple[int, str], list[Cell | None]]]:
-        return list(zip(self.players, self.rows, strict=True))
+    def lines(self) -> list[tuple[tuple[int, str], list[tuple[Cell | None, str]]]]:
+        """Each row's player and its cells, each beside the column player's name."""
+        names = [name for _, name in self.players]
+        return [
+            (player, list(zip(row, names, strict=True)))
+            for player, row in zip(self.players, self.rows, strict=True)
+        ]
 
 
 def league_crosstable(league: League, standings: Standings) -> Crosstable:
     """Head-to-head records of the top ``CROSSTABLE_MAX`` bots, shaded by a two-sided
     binomial test. One grouped query; cached until the next rated match."""
-    ranked = sorted(standings.rows, key=lambda r: r.rank)
+    ranked = sorted(standings.rows, key=lambda r: r.order)
     top = [(r.bot_id, r.bot) for r in ranked[:CROSSTABLE_MAX]]
     digest = hashlib.sha1(standings.version.encode()).hexdigest()
     cache_key = f"crosstable:v1:{league.pk}:{digest}:{CROSSTABLE_MAX}"

@@ -11,7 +11,7 @@ from django.core.cache import cache
 from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 
-from arena.models import Bot, League, Match, MatchStatus, Participation
+from arena.models import Bot, League, Match, MatchReplay, MatchStatus, Participation
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200
@@ -313,6 +313,20 @@ def seat_json(p: Participation) -> dict[str, Any]:
     }
 
 
+def dropped_answers(match_id: int) -> dict[str, int] | None:
+    """The messages the runner ignored in a finished match (its report): ``stale`` came from
+    the bot being asked but for another decision (a late answer to an earlier request),
+    ``foreign`` from a bot that was not being asked. None before the match has a report."""
+    found = (
+        MatchReplay.objects.filter(match_id=match_id)
+        .values_list("report__dropped", flat=True)
+        .first()
+    )
+    if not isinstance(found, dict):
+        return None
+    return {"stale": int(found.get("stale", 0)), "foreign": int(found.get("foreign", 0))}
+
+
 def match_json(m: Match, replay: str) -> dict[str, Any]:
     out = match_summary(m)
     out.update(
@@ -322,6 +336,7 @@ def match_json(m: Match, replay: str) -> dict[str, Any]:
         duration_ms=m.duration_ms,
         decisions=m.decisions,
         replay=replay,
+        dropped=dropped_answers(m.pk),
         seats=[seat_json(p) for p in m.participations.all()],
     )
     return out

@@ -10,7 +10,12 @@ answer::
         def decide(self, request):
             return random.randrange(len(request.legal))
 
-then ``python -m avenue_sdk run mybot:MyBot --arena HOST:PORT --token TOKEN``.
+then ``python -m avenue_sdk run mybot:MyBot --arena HOST:PORT --token TOKEN``, or play it
+locally, with no server, against a house bot:
+``python -m avenue_sdk play mybot:MyBot greedy --games 1000`` (``avenue_sdk.local``).
+``avenue_sdk.sim`` is a forward model (sample the hidden cards, play forward with the rules
+engine), ``avenue_sdk.house`` the house bots as SDK bots, ``avenue_sdk.env`` a PettingZoo
+environment (extra ``rl``).
 
 The wire messages are generated from ``proto/agent_avenue/v1`` into the sibling package
 ``agent_avenue.v1`` (``from agent_avenue.v1 import arena_pb2``); ``avenue_sdk.view`` reads
@@ -20,6 +25,6 @@ them (card names, choice descriptions, the observation as a dict).
 from avenue_sdk.bot import Bot
 from avenue_sdk.client import Client, run
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 __all__ = ["Bot", "Client", "__version__", "run"]

@@ -31,6 +31,7 @@ from agent_avenue.v1 import arena_pb2 as pb
 from agent_avenue.v1 import arena_pb2_grpc
 from avenue_sdk import view
 from avenue_sdk.bot import Bot
+from avenue_sdk.session import Histories, action_for, check_engine
 
 PROTOCOL_VERSION = 1
 log = logging.getLogger("avenue_sdk")
@@ -78,8 +79,7 @@ class Client:
         self._stop = threading.Event()
         self._call: grpc.Future | None = None
         self._pool = ThreadPoolExecutor(self.max_matches, thread_name_prefix="avenue-bot")
-        #: (match_id, seat) -> (events known, their serialized form)
-        self._histories: dict[tuple[str, int], tuple[int, bytes]] = {}
+        self._histories = Histories()
         self._match_logs: dict[tuple[str, int], IO[str]] = {}
         self.welcome: pb.Welcome | None = None
 
@@ -185,7 +185,8 @@ class Client:
         kind = message.WhichOneof("kind")
         if kind == "decision_request":
             request = message.decision_request
-            self._full_history(request)
+            check_engine(request.observation.config)
+            self._histories.complete(request)
             if self.max_matches == 1:
                 # One match at a time: answer right here, a thread hand-off less per
                 # decision. The arena does not expect pongs while a decision is pending.
@@ -212,27 +213,6 @@ class Client:
             where = f" (match {e.match_id}, decision {e.seq})" if e.match_id else ""
             log.warning("arena error %s%s: %s", e.code, where, e.message)
 
-    def _full_history(self, request: pb.DecisionRequest) -> None:
-        """Put the match's whole history back into the request (the wire only carries the
-        events since this seat's previous request). Serialized bytes merge much faster
-        than copying messages one by one."""
-        obs = request.observation
-        key = (request.match_id, request.seat)
-        count, known = self._histories.get(key, (0, b"")) if obs.history_start else (0, b"")
-        if obs.history_start != count:
-            log.warning(
-                "match %s: the request's history starts at event %d but %d are known; "
-                "the bot sees a history with a gap",
-                request.match_id,
-                obs.history_start,
-                count,
-            )
-        known += pb.Observation(history=obs.history).SerializeToString()
-        self._histories[key] = (count + len(obs.history), known)
-        del obs.history[:]
-        obs.MergeFromString(known)
-        obs.history_start = 0
-
     def _answer(self, request: pb.DecisionRequest, outgoing: queue.SimpleQueue) -> None:  # type: ignore[type-arg]
         started = time.perf_counter()
         try:
@@ -244,17 +224,7 @@ class Client:
                 request.seq,
             )
             answer = 0
-        action = pb.Action(match_id=request.match_id, seq=request.seq)
-        if isinstance(answer, pb.Choice):
-            action.choice.CopyFrom(answer)
-            for i, legal in enumerate(request.legal):
-                if legal == answer:
-                    action.choice_index = i
-                    break
-        else:
-            action.choice_index = int(answer)
-            if 0 <= answer < len(request.legal):
-                action.choice.CopyFrom(request.legal[answer])
+        action = action_for(request, answer)
         outgoing.put(pb.BotMessage(action=action))
         if log.isEnabledFor(logging.DEBUG) or (request.match_id, request.seat) in self._match_logs:
             self._match_line(
@@ -275,6 +245,7 @@ class Client:
             f"{view._name(pb.Mode, started.config.mode, 'MODE_').lower()} mode, with {others}"
         )
         log.info("%s", line)
+        check_engine(started.config)
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
             safe = re.sub(r"[^A-Za-z0-9_.-]", "_", started.match_id)
@@ -288,7 +259,7 @@ class Client:
         line = f"match {ended.match_id} ended, seat {ended.seat}: {outcome}: {ended.message}"
         log.info("%s", line)
         self._match_line(ended.match_id, ended.seat, line)
-        self._histories.pop((ended.match_id, ended.seat), None)
+        self._histories.forget(ended.match_id, ended.seat)
         f = self._match_logs.pop((ended.match_id, ended.seat), None)
         if f is not None:
             f.close()

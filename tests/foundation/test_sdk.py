@@ -1,4 +1,5 @@
-"""The SDK distribution: grpc/protobuf only, and the generated protocol really works."""
+"""The SDK distribution: grpc, protobuf and the engine only, and the generated protocol
+really works."""
 
 from __future__ import annotations
 
@@ -18,18 +19,25 @@ from agent_avenue.v1 import arena_pb2, arena_pb2_grpc
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_sdk_depends_on_grpc_and_protobuf_only() -> None:
+def test_sdk_depends_on_grpc_protobuf_and_the_engine_only() -> None:
     meta = tomllib.loads((ROOT / "sdk" / "pyproject.toml").read_text())
     assert meta["project"]["name"] == "agent-avenue-sdk"
-    names = {
-        dep.split(">")[0].split("<")[0].split("=")[0].strip()
-        for dep in meta["project"]["dependencies"]
+    deps = meta["project"]["dependencies"]
+    names = {dep.split(">")[0].split("<")[0].split("=")[0].split("@")[0].strip() for dep in deps}
+    assert names == {"grpcio", "protobuf", "agent-avenue-engine"}
+    # the engine comes from referee/ beside sdk/, never from an index
+    assert "agent-avenue-engine @ {root:parent:uri}/referee" in deps
+    assert set(meta["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"]) == {
+        "avenue_sdk",
+        "agent_avenue",
     }
-    assert names == {"grpcio", "protobuf"}
-    assert set(meta["tool"]["setuptools"]["packages"]["find"]["include"]) == {
-        "avenue_sdk*",
-        "agent_avenue*",
-    }
+    engine = tomllib.loads((ROOT / "referee" / "pyproject.toml").read_text())
+    assert engine["project"]["name"] == "agent-avenue-engine"
+    assert engine["project"]["dependencies"] == [], "the engine is standard library only"
+    root = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert not any(
+        p.startswith("referee") for p in root["tool"]["setuptools"]["packages"]["find"]["include"]
+    ), "the engine is packaged by its own distribution, not the server's"
 
 
 def test_sdk_has_a_version() -> None:
@@ -38,7 +46,8 @@ def test_sdk_has_a_version() -> None:
 
 def test_sdk_imports_without_django() -> None:
     code = (
-        "import sys, avenue_sdk; from agent_avenue.v1 import arena_pb2_grpc; "
+        "import sys, avenue_sdk, avenue_sdk.local, avenue_sdk.sim, avenue_sdk.house, "
+        "avenue_sdk.protocol.convert; from agent_avenue.v1 import arena_pb2_grpc; "
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
         "{'django', 'arena', 'leaderboard', 'workers', 'celery'}); "
         "assert not bad, bad"

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from leaderboard.frames import (
+from avenue_sdk.viewer.frames import (
     OMNISCIENT,
     SPECTATOR,
     Perspective,

@@ -66,16 +66,18 @@ class BotProcess:
 
     def kill9(self) -> None:
         self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(5)
+        self.proc.wait(30)
 
     def stop(self) -> int | None:
+        """Ctrl-C, as a person stops a bot: it must exit by itself (a generous deadline for a
+        busy machine; past it the bot is killed and the test sees -9)."""
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGINT)
             try:
-                self.proc.wait(5)
+                self.proc.wait(30)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
-                self.proc.wait(5)
+                self.proc.wait(30)
         return self.proc.returncode
 
 

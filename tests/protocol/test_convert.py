@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from agent_avenue.v1 import arena_pb2 as pb
-from arena.protocol import convert
 from arena.runner import FaultCause
 from avenue_sdk import view
+from avenue_sdk.protocol import convert, faults
 from referee import (
     Agent,
     BlackMarket,
@@ -55,12 +55,16 @@ def test_every_referee_enum_has_its_protocol_twin() -> None:
         (Side, convert.SIDE),
         (EndReason, convert.END_REASON),
         (EventKind, convert.EVENT_KIND),
-        (FaultCause, convert.FAULT_CAUSE),
+        (faults.FaultCause, convert.FAULT_CAUSE),
     ]
     for members, table in tables:
         assert set(table) == set(members)  # type: ignore[call-overload]
         assert 0 not in table.values(), "UNSPECIFIED (0) means none on the wire"
         assert len(set(table.values())) == len(table)
+    # the server's database choices are the protocol's causes
+    assert {(c.value, c.label) for c in FaultCause} == {
+        (c.value, c.label) for c in faults.FaultCause
+    }
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c.seats}-{c.mode.value}-{c.ruleset}")

@@ -11,8 +11,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from agent_avenue.v1 import arena_pb2 as pb
-from arena.protocol import convert
 from arena.runner import MatchResult, MatchStatus, TimeControl
+from avenue_sdk.protocol import convert
 from referee import GameConfig, legal_actions
 from referee.observation import observe
 from referee.replay import replay

@@ -2,7 +2,7 @@
 what the bot's seat may know.
 
 Games run through the real match runner with ``RemoteSeat``s, so each DecisionRequest is
-built by the production path (runner -> ``observe`` -> ``arena.protocol.convert``). A
+built by the production path (runner -> ``observe`` -> ``avenue_sdk.protocol.convert``). A
 loopback relay stands in for the network: it keeps every payload and answers with a random
 legal choice. Afterwards each request is checked twice against the re-simulated state:
 
@@ -22,10 +22,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from agent_avenue.v1 import arena_pb2 as pb
-from arena.protocol import convert
 from arena.relay.base import Delivery, DeliveryKind, Inbound, InboundKind, RunnerRelay
 from arena.runner import RemoteSeat, TimeControl, run_match
 from arena.runner import match as runner_match
+from avenue_sdk.protocol import convert
 from referee import GameConfig, legal_actions
 from referee.config import RULESETS
 from referee.observation import Observation

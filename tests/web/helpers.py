@@ -14,7 +14,7 @@ from arena.ratings.services import fit_batch_ratings
 from arena.services import leagues as svc
 from arena.services.matches import do_claim_match, game_config, play_match
 from arena.services.rounds import do_schedule_round
-from leaderboard.frames import _cards
+from avenue_sdk.viewer.frames import _cards
 from referee import new_game
 
 

@@ -30,7 +30,7 @@ def test_standings_crosstable_and_rounds(client: Client, league) -> None:  # noq
     response = client.get("/leagues/page-league/")
     html = response.content.decode()
     rows = response.context["standings"].rows
-    assert [r.rank for r in rows] == [1, 2, 3]
+    assert [r.rank for r in rows] == [None, None, None]  # all provisional: 8 games each
     for r in rows:
         assert f'href="/bots/{r.bot}/?league=page-league"' in html
         assert r.batch is not None and f"[{r.batch.low:.0f}, {r.batch.high:.0f}]" in html

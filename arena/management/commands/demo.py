@@ -32,6 +32,7 @@ import subprocess
 import sys
 import threading
 import time
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, TextIO, cast
 
@@ -43,7 +44,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.core.servers.basehttp import WSGIRequestHandler, WSGIServer
 from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections, connection
+from django.utils import timezone
 
+from arena import public_facts
 from arena.gateway import DatabaseAuthenticator, Gateway, GatewayConfig, GatewayThread
 from arena.management.commands.league import QUIET_LOGGERS
 from arena.management.commands.league import Command as LeagueCommand
@@ -163,6 +166,11 @@ class Command(BaseCommand):
         if o["verbosity"] < 2:
             for name in QUIET_LOGGERS:
                 logging.getLogger(name).setLevel(logging.WARNING)
+            # a retried claim (a no-show bot's match played again) is routine here, not
+            # something a newcomer should read as a problem
+            logging.getLogger("arena.services.claims").setLevel(logging.ERROR)
+            # the gateway's per-connection lines (the demo says itself when its bot connects)
+            logging.getLogger("arena.gateway").setLevel(logging.WARNING)
         host = o["host"]
         gw_host, gw_port = split_address(settings.GATEWAY_ADDRESS)
         gw_host = host if o["host"] != "127.0.0.1" else gw_host
@@ -195,8 +203,8 @@ class Command(BaseCommand):
         rounds: threading.Thread | None = None
         serving: threading.Thread | None = None
         try:
-            # Bind the web port now, so nobody takes it while the rounds play; requests
-            # wait in the backlog until the server starts.
+            # Bind the web port now, so nobody takes it meanwhile; requests wait in the
+            # backlog until the server starts (before any round plays).
             httpd = self._web_server(host, o["port"])
             arena = f"{gw_host}:{gw_port}"
             sdk_bot = None
@@ -321,6 +329,7 @@ class Command(BaseCommand):
         except (OSError, TimeoutError) as exc:
             raise CommandError(f"the gateway cannot listen on {host}:{port}: {exc}") from None
         self.stdout.write(f"gateway listening on {host}:{thread.port}")
+        public_facts.set_gateway_address(f"{host}:{thread.port}")  # what the site shows
         return thread
 
     def _start_sdk_bot(
@@ -466,8 +475,9 @@ class Command(BaseCommand):
         )
         self.stdout.write(f"  {token}")
         self.stdout.write(
-            "Join with this one line (from this folder; elsewhere `pip install ./sdk` and "
-            f"`python`, and your own module:Class instead of {YOUR_BOT_CLASS}):"
+            "Join with this one line (from this folder; elsewhere first "
+            f"`pip install {site}/downloads/agent-avenue-sdk.tar.gz`, then `python`, and your "
+            f"own module:Class instead of {YOUR_BOT_CLASS}):"
         )
         self.stdout.write(
             f"  {python} -m avenue_sdk run {YOUR_BOT_CLASS} --arena {arena} --token {token}"
@@ -495,7 +505,11 @@ class Command(BaseCommand):
                     break
         finally:
             first_done.set()
-        while every > 0 and not stop.wait(every):
+        while every > 0:
+            # the site's "next round" (the demo league has no beat schedule)
+            public_facts.announce_next_round(league.pk, timezone.now() + timedelta(seconds=every))
+            if stop.wait(every):
+                break
             self._round(league_cmd, league, stop, quiet=True)
 
     def _round(

@@ -367,15 +367,16 @@ class Command(BaseCommand):
         head = f"{teams[0]} vs {teams[1]}: "
         if match.status == MatchStatus.VOID:
             return head + f"void ({match.end_reason})"
+        assert match.winner_team is not None
+        winner = teams[match.winner_team]
         change = ""
         if match.rated:
-            a = next(p for p in parts if p.team == 0)
-            change = f", {a.bot.name} {a.rating_change:+.1f}"
-        assert match.winner_team is not None
-        return (
-            head + f"{teams[match.winner_team]} wins by {match.end_reason} "
-            f"after {match.turns} turns{change}"
-        )
+            # the winner's change (the first-named bot's read as a loss when it won)
+            w = next(p for p in parts if p.team == match.winner_team)
+            change = f", {w.bot.name} {w.rating_change:+.1f} Elo"
+        turns = f"{match.turns} turn{'' if match.turns == 1 else 's'}"
+        reason = (match.end_reason or "").replace("_", " ")
+        return head + f"{winner} wins by {reason} after {turns}{change}"
 
     def print_standings(self, league: League) -> None:
         rows = standings(league)

@@ -1,4 +1,5 @@
-"""Referee values <-> protocol messages: the one place the server translates between them.
+"""Referee values <-> protocol messages: the one place they are translated, for the arena
+server and the SDK's local arena alike (the server imports this module from the SDK).
 
 Enum tables are built by name (``Agent.ENFORCER`` <-> ``AGENT_ENFORCER``) and checked to be
 complete at import, so a card or decision added to the referee without its protocol
@@ -15,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TypeVar
 
 from agent_avenue.v1 import arena_pb2 as pb
-from arena.protocol.faults import FaultCause
+from avenue_sdk.protocol.faults import FaultCause
 from referee import (
     Action,
     Agent,
@@ -84,6 +85,7 @@ MODE = _table(Mode, pb.Mode, "MODE", "value")
 END_REASON = _table(EndReason, pb.EndReason, "END_REASON", "value")
 EVENT_KIND = _table(EventKind, pb.EventKind, "EVENT_KIND", "value")
 FAULT_CAUSE = _table(FaultCause, pb.FaultCause, "FAULT_CAUSE", "value")
+FAULT_CAUSE_FROM = _inverse(FAULT_CAUSE)
 #: summary-board effects are named by strings in the referee's state
 BOARD_EFFECT = {"home_bonus": pb.BOARD_EFFECT_HOME_BONUS, "recall": pb.BOARD_EFFECT_RECALL}
 
@@ -339,7 +341,7 @@ def match_ended(
     seat: int,
     team: int,
     result: GameResult | None,
-    fault_cause: FaultCause | None,
+    fault_cause: str | None,
     fault_seat: int | None,
     replay_id: str,
     message: str,
@@ -353,7 +355,8 @@ def match_ended(
         msg.reason = END_REASON[result.reason]
         msg.turns = result.turns
     if fault_cause is not None:
-        msg.fault = FAULT_CAUSE[fault_cause]
+        # a cause's value: the server passes its own (database) enum of the same values
+        msg.fault = FAULT_CAUSE[FaultCause(getattr(fault_cause, "value", fault_cause))]
     if fault_seat is not None:
         msg.fault_seat = fault_seat
     return pb.ArenaMessage(match_ended=msg).SerializeToString()

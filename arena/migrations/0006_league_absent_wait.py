@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("arena", "0004_botversion"),
+        ("arena", "0005_league_live_delay"),
     ]
 
     operations = [

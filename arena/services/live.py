@@ -1,0 +1,48 @@
+"""Live spectating: the decisions of a match being played, as the runner records them.
+
+The runner tells ``publisher(match)`` every decision; they are kept in the cache (Redis
+when distributed, so every web process sees them; the process's own cache in embedded
+mode, where the runner plays in the web server's process) until the match's time limit.
+The web layer turns them into the spectator's frames, ``League.live_delay_decisions``
+behind, and only when that shows nothing a bot still playing could use (see
+``leaderboard.replays``). Nothing private leaves here: the decisions include face-down
+choices, so only the spectator's frames built from them are ever served.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+
+from referee.replay import RecordedDecision
+
+
+def _key(match_id: int) -> str:
+    return f"live:v1:{match_id}"
+
+
+def publisher(match_id: int) -> Callable[[RecordedDecision], None]:
+    """A listener for ``run_match(on_decision=...)``: each call stores the decisions so far
+    (a game has at most a few hundred; a fresh attempt starts a fresh list)."""
+    decisions: list[dict[str, Any]] = []
+    timeout = settings.ARENA_MATCH_TIME_LIMIT_SECONDS
+
+    def heard(decision: RecordedDecision) -> None:
+        decisions.append(decision.to_json())
+        cache.set(_key(match_id), decisions, timeout=timeout)
+
+    cache.delete(_key(match_id))
+    return heard
+
+
+def decisions_so_far(match_id: int) -> list[dict[str, Any]]:
+    found = cache.get(_key(match_id))
+    return list(found) if isinstance(found, list) else []
+
+
+def forget(match_id: int) -> None:
+    """The match is over: its replay serves it now."""
+    cache.delete(_key(match_id))

@@ -1,0 +1,129 @@
+"""A PettingZoo AEC environment of Agent Avenue (``pip install ./sdk[rl]``).
+
+    from avenue_sdk.env import AvenueEnv
+
+    env = AvenueEnv(seats=2, mode="simple")
+    env.reset(seed=1)
+    for agent in env.agent_iter():
+        observation, reward, termination, truncation, info = env.last()
+        if termination or truncation:
+            action = None
+        else:
+            mask = observation["action_mask"]
+            action = env.action_space(agent).sample(mask)  # a random legal action
+        env.step(action)
+
+Agents are ``seat_0`` .. ``seat_{n-1}``; one acts at a time (the referee's seat to move).
+Each observation is ``{"observation": float32[OBSERVATION_SIZE], "action_mask":
+int8[N_ACTIONS]}`` from the agent's own view (``avenue_sdk.features``); actions index the
+fixed list ``features.ACTIONS``. At the end every seat of the winning team gets +1 and every
+seat of the other -1. Decisions with one legal option are asked like any other.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from avenue_sdk import features
+from referee import GameConfig, State, apply, legal_actions, new_game, result
+from referee.observation import observe
+
+
+class AvenueEnv(AECEnv):  # type: ignore[misc]
+    metadata = {"name": "agent_avenue_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+
+    def __init__(
+        self,
+        seats: int = 2,
+        mode: str = "simple",
+        ruleset: str = "standard",
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.config = GameConfig.for_seats(seats, mode, ruleset=ruleset)
+        self.possible_agents = [f"seat_{s}" for s in range(seats)]
+        self.render_mode = render_mode
+        self._obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(
+                    -np.inf, np.inf, (features.OBSERVATION_SIZE,), dtype=np.float32
+                ),
+                "action_mask": spaces.Box(0, 1, (features.N_ACTIONS,), dtype=np.int8),
+            }
+        )
+        self._act_space = spaces.Discrete(features.N_ACTIONS)
+        self._seed: int | None = None
+        self.state_: State | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space:  # type: ignore[type-arg]
+        return self._obs_space
+
+    def action_space(self, agent: str) -> spaces.Space:  # type: ignore[type-arg]
+        return self._act_space
+
+    def _seat(self, agent: str) -> int:
+        return int(agent.rpartition("_")[2])
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            self._seed = seed
+        elif self._seed is None:
+            self._seed = int(np.random.SeedSequence().generate_state(1)[0])
+        else:
+            self._seed += 1
+        self.state_ = new_game(self.config, self._seed)
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self.state_.actor]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        assert self.state_ is not None
+        seat = self._seat(agent)
+        obs = observe(self.state_, seat)
+        mask = np.zeros(features.N_ACTIONS, dtype=np.int8)
+        if self.state_.decision is not None and self.state_.actor == seat:
+            mask = features.action_mask(legal_actions(self.state_))
+        return {"observation": features.observation_vector(obs), "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        assert self.state_ is not None
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        legal = legal_actions(self.state_)
+        if action is None or not 0 <= int(action) < features.N_ACTIONS:
+            raise ValueError(f"{agent}: action {action!r} is not in 0..{features.N_ACTIONS - 1}")
+        chosen = features.ACTIONS[int(action)]
+        if chosen not in legal:
+            raise ValueError(f"{agent}: {chosen.describe()!r} is not legal now (see the mask)")
+        self._cumulative_rewards[agent] = 0.0
+        self.state_ = apply(self.state_, chosen)
+        self.rewards = {a: 0.0 for a in self.agents}
+        final = result(self.state_)
+        if final is not None:
+            for a in self.agents:
+                won = self.config.team_of(self._seat(a)) == final.winner
+                self.rewards[a] = 1.0 if won else -1.0
+                self.terminations[a] = True
+                self.infos[a] = {"winner_team": final.winner, "reason": final.reason.value}
+        else:
+            self.agent_selection = self.possible_agents[self.state_.actor]
+        self._accumulate_rewards()
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi" or self.state_ is None:
+            return None
+        s = self.state_
+        return f"turn {s.turn}, gap {s.gap}, seat {s.actor} to {s.decision}"
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,262 @@
+"""The two kinds of seat the local arena plays: an SDK bot, asked through the protocol exactly
+as an arena asks it, and a referee house bot in-process (as the arena's house seats are).
+
+``BotSeat`` builds each ``DecisionRequest`` with the arena's own conversion
+(``avenue_sdk.protocol.convert``, the same history slicing), parses the bytes, completes the
+history as the client does, runs ``decide`` on a worker thread under the seat's allowance,
+and reads the answer back with the arena's ``read_answer``: an index out of range, a choice
+that is not legal, an exception or an answer past the allowance are the arena's faults.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+
+from agent_avenue.v1 import arena_pb2 as pb
+from avenue_sdk.bot import Bot
+from avenue_sdk.protocol import convert
+from avenue_sdk.protocol.faults import FaultCause
+from avenue_sdk.session import Histories, action_for
+from referee import Action, GameConfig
+from referee.bots import HOUSE_BOTS, make_bot
+from referee.engine import GameResult
+from referee.observation import Observation
+
+
+@dataclass(frozen=True)
+class Match:
+    """What every seat of one local game shares (the arena's MatchContext)."""
+
+    match_id: str
+    config: GameConfig
+    first_team: int
+    names: tuple[str, ...]
+    decision_ms: int
+    bank_ms: int
+
+
+@dataclass(frozen=True)
+class Answer:
+    latency_ms: float
+    action: Action | None = None
+    fault: FaultCause | None = None
+    detail: str = ""
+
+
+def is_house(spec: str) -> bool:
+    return spec.partition(":")[0] in HOUSE_BOTS and "." not in spec
+
+
+def load_bot_class(spec: str) -> Callable[[], Bot]:
+    """``module:Class`` of an ``avenue_sdk.Bot`` (the current directory is importable)."""
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not attr:
+        raise ValueError(
+            f"bot {spec!r}: expected module:Class (e.g. mybot:MyBot) or one of "
+            f"{', '.join(HOUSE_BOTS)}"
+        )
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(f"cannot import {module_name!r} for bot {spec!r}: {exc}") from None
+    cls = getattr(module, attr, None)
+    if not isinstance(cls, type) or not issubclass(cls, Bot):
+        raise ValueError(f"{spec} is not a subclass of avenue_sdk.Bot")
+    return cls
+
+
+class Seat:
+    name: str
+
+    def start(self, match: Match, seat: int) -> None:
+        """Announce the match."""
+
+    def ask(
+        self,
+        match: Match,
+        seat: int,
+        seq: int,
+        obs: Observation,
+        legal: Sequence[Action],
+        decision_ms: int,
+        bank_ms: int,
+    ) -> Answer:
+        raise NotImplementedError
+
+    def end(
+        self,
+        match: Match,
+        seat: int,
+        result: GameResult | None,
+        fault: tuple[FaultCause, int] | None,
+        message: str,
+    ) -> None:
+        """Tell the bot how the match ended."""
+
+
+class HouseSeat(Seat):
+    """``random``, ``greedy``, ``search``, ``search:400``: a fresh, seeded bot per game."""
+
+    def __init__(self, spec: str, seed: int) -> None:
+        self.bot = make_bot(spec, seed)
+        self.name = spec
+
+    def ask(
+        self,
+        match: Match,
+        seat: int,
+        seq: int,
+        obs: Observation,
+        legal: Sequence[Action],
+        decision_ms: int,
+        bank_ms: int,
+    ) -> Answer:
+        started = time.perf_counter()
+        try:
+            action = self.bot.act(obs, legal)
+        except Exception as exc:  # noqa: BLE001 - any exception of a bot is its crash
+            latency = (time.perf_counter() - started) * 1000
+            return Answer(latency, fault=FaultCause.CRASH, detail=f"{type(exc).__name__}: {exc}")
+        latency = (time.perf_counter() - started) * 1000
+        if action not in legal:
+            return Answer(latency, fault=FaultCause.ILLEGAL_ACTION, detail=f"{action!r}")
+        return Answer(latency, action=action)
+
+
+class BotSeat(Seat):
+    """An SDK bot, one instance per worker process (like one connected client), answering
+    on a thread of its own so that a bot past its allowance can be timed out."""
+
+    def __init__(
+        self,
+        factory: Callable[[], Bot],
+        name: str,
+        on_message: Callable[[pb.ArenaMessage], None] | None = None,
+    ) -> None:
+        self.factory = factory
+        self.name = name
+        self.bot = factory()
+        self.histories = Histories()
+        self.on_message = on_message
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="avenue-local-bot")
+        # per seat, as the arena keeps them per remote seat (a team's two seats may be
+        # played by one bot, as on the arena by one connection)
+        self._history_sent: dict[int, int] = {}
+        self._previous_latency: dict[int, float | None] = {}
+
+    def _receive(self, payload: bytes) -> pb.ArenaMessage:
+        message = pb.ArenaMessage.FromString(payload)
+        if self.on_message is not None:
+            self.on_message(message)
+        self.bot.on_message(message)
+        return message
+
+    def start(self, match: Match, seat: int) -> None:
+        self._history_sent[seat] = 0
+        self._previous_latency[seat] = None
+        message = self._receive(
+            convert.match_started(
+                match_id=match.match_id,
+                seat=seat,
+                config=match.config,
+                first_team=match.first_team,
+                names=match.names,
+                decision_ms=match.decision_ms,
+                bank_ms=match.bank_ms,
+            )
+        )
+        self.bot.on_match_started(message.match_started)
+
+    def ask(
+        self,
+        match: Match,
+        seat: int,
+        seq: int,
+        obs: Observation,
+        legal: Sequence[Action],
+        decision_ms: int,
+        bank_ms: int,
+    ) -> Answer:
+        payload = convert.decision_request(
+            match_id=match.match_id,
+            seq=seq,
+            obs=obs,
+            first_team=match.first_team,
+            legal=legal,
+            history_start=self._history_sent[seat],
+            decision_ms=decision_ms,
+            bank_ms=bank_ms,
+            previous_latency_ms=self._previous_latency[seat],
+        )
+        self._history_sent[seat] = len(obs.history)
+        allowance_s = (decision_ms + bank_ms) / 1000
+        started = time.perf_counter()
+        future = self._pool.submit(self._decide, payload)
+        try:
+            reply = future.result(timeout=allowance_s)
+        except FutureTimeout:
+            latency = (time.perf_counter() - started) * 1000
+            self._abandon()
+            return Answer(
+                latency,
+                fault=FaultCause.TIMEOUT,
+                detail=f"no answer to decision {seq} within {allowance_s:g} s",
+            )
+        except Exception as exc:  # noqa: BLE001 - the bot's exception is its crash
+            latency = (time.perf_counter() - started) * 1000
+            self._previous_latency[seat] = latency
+            return Answer(latency, fault=FaultCause.CRASH, detail=f"{type(exc).__name__}: {exc}")
+        latency = (time.perf_counter() - started) * 1000
+        self._previous_latency[seat] = latency
+        try:
+            action = convert.read_answer(pb.Action.FromString(reply), legal)
+        except convert.AnswerError as exc:
+            return Answer(latency, fault=exc.cause, detail=str(exc))
+        return Answer(latency, action=action)
+
+    def _decide(self, payload: bytes) -> bytes:
+        request = self._receive(payload).decision_request
+        self.histories.complete(request)
+        return action_for(request, self.bot.decide(request)).SerializeToString()
+
+    def _abandon(self) -> None:
+        """A bot stuck in ``decide`` keeps its thread; later games get a new bot instance."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="avenue-local-bot")
+        self.bot = self.factory()
+        self.histories = Histories()
+
+    def end(
+        self,
+        match: Match,
+        seat: int,
+        result: GameResult | None,
+        fault: tuple[FaultCause, int] | None,
+        message: str,
+    ) -> None:
+        ended = self._receive(
+            convert.match_ended(
+                match_id=match.match_id,
+                seat=seat,
+                team=match.config.team_of(seat),
+                result=result,
+                fault_cause=None if fault is None else fault[0],
+                fault_seat=None if fault is None else fault[1],
+                replay_id=match.match_id,
+                message=message,
+            )
+        )
+        self.histories.forget(match.match_id, seat)
+        self.bot.on_match_ended(ended.match_ended)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,30 @@
+"""Why a seat failed: the typed fault causes of the protocol (``FaultCause`` on the wire).
+
+A plain enum (no Django): the server's ``arena.runner.faults.FaultCause`` is a database
+choice type with the same values, checked against this one when it is imported.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class FaultCause(enum.StrEnum):
+    """Bot faults only: infrastructure failures are not a bot's fault."""
+
+    #: no answer within the decision time plus the seat's remaining time bank
+    TIMEOUT = "timeout"
+    #: the bot's stream closed (or no gateway held it) while the match was running
+    DISCONNECT = "disconnect"
+    #: a readable answer naming a choice that is not legal now
+    ILLEGAL_ACTION = "illegal_action"
+    #: an unreadable answer: bad bytes, no choice, index and choice disagreeing
+    MALFORMED_ACTION = "malformed_action"
+    #: not connected when the match started (after the runner's grace period)
+    NO_SHOW = "no_show"
+    #: the bot raised an exception (a house bot in-process; any bot in the local arena)
+    CRASH = "crash"
+
+    @property
+    def label(self) -> str:
+        return "no-show" if self is FaultCause.NO_SHOW else self.value.replace("_", " ")

@@ -1,0 +1,78 @@
+"""The information format's pairing policy (arena/matchmaking.py): pure, no database."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from arena.matchmaking import (
+    PROVISIONAL_GAMES,
+    UNKNOWN_SIGMA,
+    Candidate,
+    information_pairings,
+    pairing_score,
+    sigma_of,
+    slots,
+)
+
+
+def _league(n: int, seed: int = 1, games: int = 100) -> list[Candidate]:
+    rng = random.Random(seed)
+    return [Candidate(i, rng.gauss(1500, 200), rng.uniform(20, 80), games) for i in range(n)]
+
+
+@pytest.mark.parametrize(("n", "k"), [(2, 1), (7, 3), (50, 10), (1000, 10)])
+def test_every_bot_gets_its_games_and_no_pair_meets_twice(n: int, k: int) -> None:
+    pairs = information_pairings(_league(n), k, random.Random(2))
+    per_bot = Counter(e for pair in pairs for e in pair)
+    assert all(a != b for a, b in pairs)
+    assert len(set(pairs)) == len(pairs)
+    assert max(per_bot.values()) <= k
+    # nobody short of games while someone else who could play it still has room
+    assert sum(k - per_bot[i] for i in range(n)) <= (k if n > k else n * k)
+    if n > 2 * k:
+        assert len(pairs) >= n * k // 2 - k
+
+
+def test_opponents_are_close_in_rating() -> None:
+    league = _league(400)
+    pairs = information_pairings(league, 8, random.Random(3))
+    rating = {c.entry: c.rating for c in league}
+    chosen = sum(abs(rating[a] - rating[b]) for a, b in pairs) / len(pairs)
+    rng = random.Random(4)
+    blind = sum(abs(rng.gauss(0, 283)) for _ in pairs) / len(pairs)  # two N(., 200) apart
+    assert chosen < blind / 4
+
+
+def test_provisional_bots_are_served_first_when_opponents_run_short() -> None:
+    settled = [Candidate(i, 1500.0 + i, 30.0, 500) for i in range(4)]
+    newcomers = [Candidate(10 + i, 1500.0, UNKNOWN_SIGMA, 0) for i in range(4)]
+    pairs = information_pairings([*settled, *newcomers], 3, random.Random(5))
+    per_bot = Counter(e for pair in pairs for e in pair)
+    assert all(per_bot[c.entry] == 3 for c in newcomers)
+    assert all(c.provisional for c in newcomers) and not settled[0].provisional
+
+
+def test_an_uncertain_pairing_is_worth_more_than_a_settled_one() -> None:
+    a, b = Candidate(1, 1500, 30, 500), Candidate(2, 1510, 30, 500)
+    new = Candidate(3, 1510, UNKNOWN_SIGMA, 0)
+    far = Candidate(4, 1900, 30, 500)
+    assert pairing_score(a, new) > pairing_score(a, b) > pairing_score(a, far)
+
+
+def test_sigma_from_interval_or_games() -> None:
+    assert sigma_of(0) == UNKNOWN_SIGMA
+    assert sigma_of(PROVISIONAL_GAMES) > sigma_of(10 * PROVISIONAL_GAMES)
+    assert sigma_of(5, 1400.0, 1600.0) == pytest.approx(200 / 3.92)
+
+
+def test_slots_never_give_a_bot_two_matches_at_once() -> None:
+    pairs = information_pairings(_league(300), 10, random.Random(6))
+    given = slots(pairs)
+    seen: set[tuple[int, int]] = set()
+    for (a, b), s in zip(pairs, given, strict=True):
+        assert (a, s) not in seen and (b, s) not in seen
+        seen |= {(a, s), (b, s)}
+    assert max(given) < 2 * 10 - 1

@@ -1,0 +1,202 @@
+"""Live games: a match being played shows its public moves as the runner records them, the
+league's delay behind, only as a spectator sees them, and only once the other game of its
+mirrored pair is over; the page follows the game and becomes the replay at the end.
+
+The match is really played by the runner (house seats) in a thread, one decision at a time
+through a gate, while the site is read."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from arena.models import League, Match
+from arena.runner import run_match
+from arena.runner.result import MatchResult
+from arena.runner.seats import Answer, Ask, HouseSeat, MatchContext
+from arena.services import leagues as svc
+from arena.services import live
+from arena.services.claims import Claim
+from arena.services.matches import do_claim_match, game_config, play_match
+from arena.services.results import do_finish_match
+from arena.services.rounds import do_schedule_round
+from referee.replay import replay
+from tests.web.helpers import find_leaks, hidden_strings
+from tests.web.test_browser import browser, page, step_is
+
+__all__ = ["browser", "page"]
+pytestmark = pytest.mark.django_db(transaction=True)
+DEADLINE_S = 60
+
+
+class GatedSeat(HouseSeat):
+    """A house bot that answers only when the test lets it (one permit per decision)."""
+
+    def __init__(
+        self, spec: str, seed: int, name: str, gate: threading.Semaphore,
+        waiting: threading.Event,
+    ) -> None:  # fmt: skip
+        super().__init__(spec, seed, name=name)
+        self.gate = gate
+        self.waiting = waiting
+
+    def ask(self, ctx: MatchContext, seat: int, ask: Ask) -> Answer:
+        # every decision before this one has been published: the runner tells its
+        # listener before it asks again
+        if not self.gate.acquire(blocking=False):
+            self.waiting.set()
+            if not self.gate.acquire(timeout=DEADLINE_S):
+                raise TimeoutError("the test never let the seat answer")
+        self.waiting.clear()
+        return super().ask(ctx, seat, ask)
+
+
+@dataclass
+class LiveGame:
+    league: League
+    match: Match
+    claim: Claim
+    gate: threading.Semaphore
+    waiting: threading.Event
+    thread: threading.Thread
+    outcome: list[MatchResult]
+
+    def decisions(self) -> int:
+        return len(live.decisions_so_far(self.match.pk))
+
+    def let(self, n: int) -> int:
+        """Let the seats answer ``n`` more times; the number of decisions recorded once the
+        runner waits again (auto-played single choices are recorded without asking)."""
+        wait_for(self.settled, "the runner to wait at the gate")
+        self.waiting.clear()
+        self.gate.release(n)
+        return int(wait_for(self.settled, "the runner to use its permits"))
+
+    def settled(self) -> int | None:
+        """The decisions recorded, once the runner waits at the gate (or the game is over)."""
+        if self.waiting.is_set() or not self.thread.is_alive():
+            return self.decisions()
+        return None
+
+    def finish(self) -> None:
+        self.gate.release(10_000)
+        self.thread.join(DEADLINE_S)
+        assert not self.thread.is_alive() and self.outcome
+        do_finish_match(self.claim, self.outcome[0])
+
+
+def wait_for(probe: Callable[[], Any], what: str) -> Any:
+    deadline = time.monotonic() + DEADLINE_S
+    while time.monotonic() < deadline:
+        found = probe()
+        if found is not None:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"waited {DEADLINE_S} s for {what}")
+
+
+def start_live(name: str, *, partner_over: bool = True, delay: int = 3) -> LiveGame:
+    league = svc.do_create_league(svc.LeagueSettings(name=name, seed=424_242))
+    League.objects.filter(pk=league.pk).update(live_delay_decisions=delay)
+    league.refresh_from_db()
+    for i, spec in enumerate(["greedy", "random"]):
+        svc.do_enter(league, svc.do_create_house_bot(f"{league.slug}-{i}", spec))
+    scheduled = do_schedule_round(league, enqueue=False)
+    assert scheduled is not None
+    first, second = sorted(scheduled.matches)
+    if partner_over:
+        play_match(first)
+    claim = do_claim_match(second, "live-test")
+    assert claim is not None
+    match = Match.objects.select_related("league").get(pk=second)
+    parts = list(match.participations.select_related("bot").order_by("seat"))
+    gate, waiting = threading.Semaphore(0), threading.Event()
+    seats = [
+        GatedSeat(p.bot.spec, match.deck_seed * 8 + p.seat, p.bot.name, gate, waiting)
+        for p in parts
+    ]
+    outcome: list[MatchResult] = []
+
+    def play() -> None:
+        outcome.append(run_match(
+            seats, game_config(league, match, parts), match.deck_seed,
+            match_id=f"{match.pk}.1", replay_id=str(match.pk),
+            on_decision=live.publisher(match.pk),
+        ))  # fmt: skip
+
+    thread = threading.Thread(target=play, name="live-game", daemon=True)
+    thread.start()
+    return LiveGame(league, match, claim, gate, waiting, thread, outcome)
+
+
+@pytest.fixture
+def cleanup() -> Iterator[list[LiveGame]]:
+    games: list[LiveGame] = []
+    yield games
+    for g in games:
+        g.gate.release(10_000)
+        g.thread.join(DEADLINE_S)
+
+
+def test_live_frames_follow_the_game_a_delay_behind_as_a_spectator(
+    client: Client, cleanup: list[LiveGame]
+) -> None:
+    game = start_live("Live Frames", delay=3)
+    cleanup.append(game)
+    secrets = hidden_strings(game.match)
+    url = f"/api/matches/{game.match.pk}/frames/"
+    recorded = game.let(6)
+    assert recorded >= 6
+    data = client.get(url).json()
+    assert data["live"] is True and data["perspectives"] == ["spectator"]
+    assert "3 decisions behind" in data["note"]
+    frames = data["frames"]
+    assert len(frames) == recorded - 3 + 1  # the deal, then every decision but the last 3
+    assert find_leaks(client.get(url).content.decode(), secrets) == []
+    assert all(s["hand"] is None for f in frames for s in f["seats"])
+    assert client.get(f"{url}?perspective=seat:0").status_code == 403
+    more = game.let(5)
+    assert len(client.get(url).json()["frames"]) == more - 3 + 1
+    # the frames are the game's: the finished replay goes through the same states
+    game.finish()
+    done = client.get(url).json()
+    assert done["live"] is False
+    states = list(replay(game.outcome[0].record))
+    assert [f["positions"] for f in frames] == [list(s.pos) for s in states[: len(frames)]]
+
+
+def test_a_live_game_whose_pair_partner_is_not_over_shows_the_deal_only(
+    client: Client, cleanup: list[LiveGame]
+) -> None:
+    game = start_live("Live Pair", partner_over=False, delay=0)
+    cleanup.append(game)
+    assert game.let(6) >= 6
+    data = client.get(f"/api/matches/{game.match.pk}/frames/").json()
+    assert len(data["frames"]) == 1 and "same deck" in data["note"]
+
+
+def test_the_live_page_follows_the_game_and_becomes_the_replay(
+    page: Any, live_server: Any, cleanup: list[LiveGame]
+) -> None:
+    game = start_live("Live Page", delay=2)
+    cleanup.append(game)
+    recorded = game.let(4)
+    # a deep link to a seat's view of a live match falls back to the spectator's
+    page.goto(f"{live_server.url}/matches/{game.match.pk}/?perspective=seat:0")
+    step_is(page, recorded - 2)
+    assert page.input_value("#perspective") == "spectator"
+    assert "spectator" in page.inner_text("#viewer-status")
+    assert page.locator("#seat-0 .hand .card.agent").count() == 0
+    assert "2 decisions behind" in page.inner_text("#viewer-status")
+    more = game.let(4)
+    step_is(page, more - 2)  # it followed without a reload
+    game.finish()
+    page.wait_for_selector("#replay-download", timeout=DEADLINE_S * 1000)
+    page.wait_for_function("window.viewer && window.viewer.data && !window.viewer.data.live")
+    assert page.locator("#perspective option").count() == 4  # every perspective now
