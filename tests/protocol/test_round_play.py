@@ -16,7 +16,7 @@ from django.db import connection
 
 from arena.management.commands.league import Command as LeagueCommand
 from arena.models import Bot, League, Match, MatchEndReason, MatchStatus, Round, RoundStatus
-from arena.protocol.faults import FaultCause
+from arena.runner.faults import FaultCause
 from arena.services.leagues import do_enter
 from tests.leagues.factory import house_league
 from tests.protocol.harness import Arena, wait_for
