@@ -15,11 +15,24 @@ sent twice, since the claim lets only one worker play an attempt.
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from typing import Protocol
 
 from django.conf import settings
 from django.db import transaction
 from django.utils.module_loading import import_string
+
+
+@dataclass(frozen=True)
+class BrokerView:
+    """What the broker holds for the matches, seen by the reaper (``do_reap``)."""
+
+    #: matches with a ``run_match`` message waiting in the queue, or delivered to a worker
+    #: that is still to start it (an ETA in the future, or delivered recently)
+    held: frozenset[int]
+    #: the broker came back without its data since the last look (its epoch key is gone):
+    #: every queued match it does not hold was lost
+    lost_data: bool = False
 
 
 class Dispatcher(Protocol):
@@ -31,6 +44,10 @@ class Dispatcher(Protocol):
 
     def fit_ratings(self, league_id: int) -> None:
         """Refit the league's batch ratings."""
+
+    def broker_view(self) -> BrokerView | None:
+        """What the broker holds now; None when this dispatcher cannot tell (no broker,
+        or it cannot be reached): the reaper then goes by the age of a message alone."""
 
 
 @functools.cache

@@ -8,6 +8,7 @@ which finds the match still queued and plays it when it is due.
 
 from __future__ import annotations
 
+from arena.dispatch import BrokerView
 from arena.ratings.services import fit_batch_ratings
 from arena.services.matches import play_match
 
@@ -22,3 +23,7 @@ class InProcessDispatcher:
 
     def fit_ratings(self, league_id: int) -> None:
         fit_batch_ratings(league_id)
+
+    def broker_view(self) -> BrokerView | None:
+        # no broker: a queued match is played by the loop that drives the league
+        return None

@@ -209,6 +209,14 @@ class League(models.Model):
     no_show_retries = models.PositiveSmallIntegerField(default=3)
     #: ... spread over this window, then it forfeits as ``no_show``
     no_show_window_s = models.PositiveIntegerField(default=300)
+    #: a round played in one process (``league run``, the demo) plays the matches of bots
+    #: that are not connected last, waits this long for them at the end of the round, then
+    #: plays them with no retry left: the no-show policy decides (a forfeit by default)
+    absent_wait_s = models.PositiveIntegerField(
+        default=60,
+        help_text="seconds a round played by `league run` or the demo waits at its end for "
+        "absent bots; then their matches follow the no-show policy",
+    )
     #: a live match's spectators see its public moves this many decisions late (a broadcast
     #: delay, as chess sites keep for live games)
     live_delay_decisions = models.PositiveSmallIntegerField(default=3)

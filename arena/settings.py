@@ -181,8 +181,16 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 ARENA_LEASE_SECONDS = env_int("ARENA_LEASE_SECONDS", default=60, minimum=2)
 #: attempts (claims) after which a match whose infrastructure keeps failing is void
 ARENA_MAX_ATTEMPTS = env_int("ARENA_MAX_ATTEMPTS", default=5, minimum=1)
-#: a queued match sent this long ago and never played is sent again (lost message)
+#: a queued match whose message the broker does not hold (neither in the queue nor with a
+#: worker), sent at least this long ago, is lost: the reaper sends it again
+ARENA_LOST_AFTER_SECONDS = env_int("ARENA_LOST_AFTER_SECONDS", default=10, minimum=1)
+#: when the broker cannot be inspected, a queued match sent this long ago and never played
+#: is sent again; and a message delivered to a worker this long ago and not started is
+#: taken as lost with that worker
 ARENA_REQUEUE_AFTER_SECONDS = env_int("ARENA_REQUEUE_AFTER_SECONDS", default=600, minimum=1)
+#: matches a round played in one process (`manage.py league run`, the demo) plays at once:
+#: a slow bot's matches do not hold the others back
+ARENA_ROUND_CONCURRENCY = env_int("ARENA_ROUND_CONCURRENCY", default=4, minimum=1, maximum=64)
 #: the `arena.run_match` task's soft time limit (its hard limit is 60 s more)
 ARENA_MATCH_TIME_LIMIT_SECONDS = env_int(
     "ARENA_MATCH_TIME_LIMIT_SECONDS", default=3600, minimum=10
@@ -320,12 +328,14 @@ LOGIN_RATE_WINDOW_SECONDS = env_int("LOGIN_RATE_WINDOW_SECONDS", default=60, min
 
 # The cache holds rate-limit counters and immutable replay frames. With Redis (distributed
 # mode) every web process shares it, so limits hold across gunicorn workers; embedded mode
-# keeps it in the process.
+# keeps it in the process. While Redis is down the cache misses (arena/cache.py): pages
+# are built from the database, never 500; short timeouts keep them quick meanwhile.
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "arena.cache.ResilientRedisCache",
             "LOCATION": REDIS_URL,
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 2.0},
             # deployments (and test runs) sharing a Redis keep apart by database name
             "KEY_PREFIX": env_str(
                 "CACHE_PREFIX", default=f"cache:{DATABASES['default'].get('NAME', '')}"

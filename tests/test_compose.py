@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import importlib
 import shlex
+import subprocess
+import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 import yaml
 from celery import Celery
 from django.core.management import get_commands
@@ -72,7 +76,35 @@ def _check_gunicorn(argv: list[str]) -> None:
     assert callable(application), f"{target} exposes no WSGI application"
 
 
+def _check_redis_server(argv: list[str]) -> None:
+    """Redis itself starts with these options (on a socket in a folder of its own)."""
+    with tempfile.TemporaryDirectory() as folder:
+        sock = f"{folder}/redis.sock"
+        proc = subprocess.Popen(
+            [*argv, "--port", "0", "--unixsocket", sock, "--dir", folder, "--daemonize", "no"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                assert proc.poll() is None, f"redis-server refused {argv}: {proc.stdout.read()}"  # type: ignore[union-attr]
+                client = redis.Redis(unix_socket_path=sock, socket_connect_timeout=1)
+                try:
+                    if client.ping():
+                        break
+                except redis.RedisError:
+                    pass
+                finally:
+                    client.close()
+                assert time.monotonic() < deadline, "redis-server did not answer within 30 s"
+                time.sleep(0.1)
+        finally:
+            proc.terminate()
+            proc.wait(30)
+
+
 CHECKERS: dict[str, Callable[[list[str]], None]] = {
+    "redis-server": _check_redis_server,
     "python": _check_manage_py,
     "celery": _check_celery,
     "gunicorn": _check_gunicorn,

@@ -204,25 +204,54 @@ def test_demo_runs_everything_in_one_process_and_stops_on_ctrl_c(tmp_path: Path)
             s.bind(("127.0.0.1", port))  # nothing listens there any more
     assert "Traceback" not in (tmp_path / "demo.stderr").read_text()
 
-    # a second run reuses it all: same admin password, no new league or bots, new tokens
+    # your-bot's token is kept (0600) for the next run
+    token_file = state / "your-bot-token"
+    assert token_file.read_text().strip() == argv[-1]
+    assert token_file.stat().st_mode & 0o777 == 0o600
+
+    # a second run reuses it all: same admin password, no new league or bots, the same
+    # your-bot token. your-bot is entered in the Demo league (as the README suggests) and
+    # not running: the site answers while its round plays, its matches wait at the end
+    # of the round (5 s here), then it forfeits them as a no-show
+    entered = subprocess.run(
+        [sys.executable, "manage.py", "league", "enter", "demo", "your-bot"],
+        cwd=ROOT, env=_env(tmp_path), capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert entered.returncode == 0, entered.stderr
+    db = sqlite3.connect(tmp_path / "first-run.sqlite3")
+    db.execute("UPDATE arena_league SET absent_wait_s = 5 WHERE slug = 'demo'")
+    db.commit()
     again = subprocess.Popen(
         [sys.executable, "manage.py", "demo", "--port", str(web), "--gateway-port",
-         str(gateway), "--rounds", "0", "--every", "0", "--search-playouts", "10",
+         str(gateway), "--rounds", "1", "--every", "0", "--search-playouts", "10",
          "--state-dir", str(state)],
         cwd=ROOT, env=_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
         text=True,
     )  # fmt: skip
     second = Output(again)
     try:
-        second.wait_for(READY, time.monotonic() + 20)
+        second.wait_for("round 2 of Demo league: scheduled", time.monotonic() + 60)
+        # the round is playing (it waits for your-bot at its end): the site answers
+        assert _get(f"{site}/")[0] == 200
+        assert _get(f"{site}/leagues/demo/")[0] == 200
+        assert "Standings of Demo league" not in second.text.split("round 2 of Demo")[1]
+        second.wait_for(READY, time.monotonic() + 120)
     finally:
         again.send_signal(signal.SIGINT)
         assert again.wait(20) == 0
     assert f"user admin, password {password.group(1)}" in second.text
-    assert "created" not in second.text and "entered" not in second.text
+    for made in ("created superuser", "created Demo", "entered house bot", "entered remote"):
+        assert made not in second.text
     tokens = re.findall(r"--token (aat_\S+)", second.text)
-    assert tokens and tokens[0] != argv[-1]
-    assert time.monotonic() - started < 60
+    assert tokens == [argv[-1]], second.text
+    assert "round 2: complete" in second.text
+    forfeits = db.execute(
+        "SELECT COUNT(*), SUM(p.fault_cause = 'no_show') FROM arena_participation p "
+        "JOIN arena_bot b ON b.id = p.bot_id JOIN arena_match m ON m.id = p.match_id "
+        "WHERE b.name = 'your-bot' AND m.status = 'finished'"
+    ).fetchone()
+    db.close()
+    assert forfeits[0] > 0 and forfeits[0] == forfeits[1], forfeits
 
 
 def test_demo_says_clearly_when_a_port_is_taken(tmp_path: Path) -> None:

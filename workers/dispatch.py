@@ -1,8 +1,53 @@
-"""The dispatch port (``arena.dispatch``) implemented with Celery: each call sends a task."""
+"""The dispatch port (``arena.dispatch``) implemented with Celery: each call sends a task,
+and ``broker_view`` reads what the Redis broker holds (for the reaper)."""
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
+import logging
+import time
+from datetime import datetime
+
+import redis
+from django.conf import settings
+
+from arena.dispatch import BrokerView
+from workers.celery import app
 from workers.tasks import fit_batch_ratings, run_match
+
+logger = logging.getLogger(__name__)
+
+#: kombu's Redis transport: reserved (delivered, unacknowledged) messages and when each
+#: was delivered; a priority queue's lists are named ``queue + _PRIORITY_SEP + priority``
+_UNACKED = "unacked"
+_UNACKED_INDEX = "unacked_index"
+_PRIORITY_SEP = "\x06\x16"
+_PRIORITIES = (3, 6, 9)
+
+
+def epoch_key(queue: str) -> str:
+    """A key the reaper sets in the broker: gone means the broker restarted empty."""
+    return f"arena:broker-epoch:{queue}"
+
+
+def _match_of(message: object) -> tuple[int, float | None] | None:
+    """(match id, ETA as a Unix time) of a ``run_match`` message; None for another task."""
+    if not isinstance(message, dict):
+        return None
+    try:
+        headers = message.get("headers") or {}
+        if headers.get("task") != run_match.name:
+            return None
+        body = message["body"]
+        if (message.get("properties") or {}).get("body_encoding") == "base64":
+            body = base64.b64decode(body)
+        args = json.loads(body)[0]
+        eta = headers.get("eta")
+        return int(args[0]), datetime.fromisoformat(eta).timestamp() if eta else None
+    except (ValueError, TypeError, KeyError, IndexError, binascii.Error):
+        return None  # not a message of ours (another producer on this Redis)
 
 
 class CeleryDispatcher:
@@ -13,3 +58,54 @@ class CeleryDispatcher:
 
     def fit_ratings(self, league_id: int) -> None:
         fit_batch_ratings.delay(league_id)
+
+    def broker_view(self) -> BrokerView | None:
+        """The matches whose message waits in our queue, or was delivered to a worker that
+        is still to start it: its ETA is ahead, or it was delivered less than
+        ``ARENA_REQUEUE_AFTER_SECONDS`` ago (an older one was taken by a worker that died).
+        None when the broker is not Redis or cannot be reached."""
+        url = str(app.conf.broker_url or "")
+        if not url.startswith(("redis://", "rediss://", "unix://")):
+            return None
+        queue = str(app.conf.task_default_queue)
+        client = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=30)
+        try:
+            # first: a restart between this and the reads below only makes the next look
+            # see the loss
+            lost = bool(client.set(epoch_key(queue), str(time.time()), nx=True))
+            pipe = client.pipeline(transaction=False)
+            for key in (queue, *(f"{queue}{_PRIORITY_SEP}{p}" for p in _PRIORITIES)):
+                pipe.lrange(key, 0, -1)
+            pipe.hgetall(_UNACKED)
+            pipe.zrange(_UNACKED_INDEX, 0, -1, withscores=True)
+            *lists, unacked, index = pipe.execute()
+        except redis.RedisError as exc:
+            logger.warning("reaper: cannot read the broker: %s", exc)
+            return None
+        finally:
+            client.close()
+        held: set[int] = set()
+        for raw in (m for messages in lists for m in messages):
+            try:
+                found = _match_of(json.loads(raw))
+            except ValueError:
+                continue
+            if found is not None:
+                held.add(found[0])
+        now = time.time()
+        delivered = {tag: score for tag, score in index}
+        for tag, value in unacked.items():
+            try:
+                payload, _exchange, routing_key = json.loads(value)
+            except (ValueError, TypeError):
+                continue
+            if routing_key != queue:
+                continue
+            found = _match_of(payload)
+            if found is None:
+                continue
+            match_id, eta = found
+            fresh = now - delivered.get(tag, now) < settings.ARENA_REQUEUE_AFTER_SECONDS
+            if (eta is not None and eta > now) or fresh:
+                held.add(match_id)
+        return BrokerView(frozenset(held), lost_data=lost)

@@ -58,6 +58,7 @@ class LeagueSettings:
     reconnect_grace_ms: int = 30_000
     no_show_retries: int = 3
     no_show_window_s: int = 300
+    absent_wait_s: int = 60
     k_factor: float = 24.0
     rated: bool = True
     open_for_entries: bool = True
@@ -132,6 +133,7 @@ def check_league_settings(s: LeagueSettings, *, league: League | None = None) ->
     _bounded("reconnect_grace_ms", s.reconnect_grace_ms, 0, 600_000, "the reconnect grace (ms)")
     _bounded("no_show_retries", s.no_show_retries, 0, 20, "no-show retries")
     _bounded("no_show_window_s", s.no_show_window_s, 0, 7 * 86400, "the no-show window (s)")
+    _bounded("absent_wait_s", s.absent_wait_s, 0, 86400, "the wait for absent bots (s)")
     if s.no_show_retries and not s.no_show_window_s:
         raise LeagueError("no-show retries need a window longer than 0 s", "no_show_window_s")
     _bounded("k_factor", s.k_factor, 0.5, 200, "K")

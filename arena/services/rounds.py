@@ -16,7 +16,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from arena.deals import new_seed
-from arena.dispatch import enqueue_fit, enqueue_match
+from arena.dispatch import dispatcher, enqueue_fit, enqueue_match
 from arena.models import (
     DealMode,
     Entry,
@@ -173,6 +173,8 @@ class DueReport:
     completed_rounds: list[int] = field(default_factory=list)
     scheduled: Scheduled | None = None
     refused: str = ""
+    #: the broker restarted without its data since the reaper last looked
+    broker_lost_data: bool = False
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -182,6 +184,7 @@ class DueReport:
             "scheduled_round": None if self.scheduled is None else self.scheduled.round.number,
             "scheduled_matches": [] if self.scheduled is None else self.scheduled.matches,
             "refused": self.refused,
+            "broker_lost_data": self.broker_lost_data,
         }
 
 
@@ -189,14 +192,19 @@ def do_reap() -> DueReport:
     """Re-enqueue what a dead worker or a lost message left behind:
 
     * running matches whose lease expired (the claim takes them over, attempts + 1);
-    * queued matches sent long ago (``ARENA_REQUEUE_AFTER_SECONDS``) and not played: the
-      message was lost (e.g. Redis restarted without persistence);
+    * queued, due matches whose message is lost. When the dispatcher can see the broker
+      (``broker_view``), lost means: not held by the broker (neither waiting in the queue
+      nor delivered to a live worker) and sent more than ``ARENA_LOST_AFTER_SECONDS`` ago
+      -- or at all, when the broker restarted empty (its epoch key is gone). A match that
+      waits its turn in a long queue is never sent twice. When it cannot (embedded mode,
+      broker unreachable), lost means sent more than ``ARENA_REQUEUE_AFTER_SECONDS`` ago;
     * rounds whose matches are all done but that were not marked complete (a worker died
       between a match's commit and the round's update).
 
-    Each match is re-sent at most once per requeue period: ``enqueued_at`` is moved with a
+    Each match is re-sent at most once per look: ``enqueued_at`` is moved with a
     conditional update, so two reapers do not both send it."""
     report = DueReport()
+    view = dispatcher().broker_view()
     now = timezone.now()
     stale = now - timedelta(seconds=settings.ARENA_REQUEUE_AFTER_SECONDS)
     not_sent_lately = Q(enqueued_at__isnull=True) | Q(enqueued_at__lt=stale)
@@ -204,17 +212,33 @@ def do_reap() -> DueReport:
         Q(status=MatchStatus.RUNNING, lease_expires_at__lt=now),
         not_sent_lately | Q(enqueued_at__lt=F("lease_expires_at")),
     )
+    held: frozenset[int] = frozenset() if view is None else view.held
+    if view is None:
+        sent_long_ago = not_sent_lately
+    elif view.lost_data:
+        report.broker_lost_data = True
+        sent_long_ago = Q()
+    else:
+        recent = now - timedelta(seconds=settings.ARENA_LOST_AFTER_SECONDS)
+        sent_long_ago = Q(enqueued_at__isnull=True) | Q(enqueued_at__lt=recent)
     lost = Match.objects.filter(
         Q(status=MatchStatus.QUEUED),
         Q(not_before__isnull=True) | Q(not_before__lte=now),
-        not_sent_lately,
+        sent_long_ago,
     )
     for found, ids in ((expired, report.reaped), (lost, report.requeued)):
         for match_id, enqueued in found.values_list("id", "enqueued_at")[:10_000]:
+            if ids is report.requeued and match_id in held:
+                continue
             with transaction.atomic():
                 if Match.objects.filter(pk=match_id, enqueued_at=enqueued).update(enqueued_at=now):
                     enqueue_match(match_id)
                     ids.append(match_id)
+    if report.broker_lost_data and report.requeued:
+        logger.warning(
+            "reaper: the broker lost its data (restarted empty): re-sending %d queued matches",
+            len(report.requeued),
+        )
     if report.reaped or report.requeued:
         logger.warning(
             "reaper: re-sent %d matches with expired leases %s and %d lost ones %s",

@@ -134,9 +134,7 @@ class Cluster:
 
 
 @pytest.fixture
-def cluster(
-    transactional_db: None, settings, tmp_path: Path
-) -> Iterator[Cluster]:  # noqa: ANN001 - pytest-django's settings fixture
+def cluster(transactional_db: None, settings, tmp_path: Path) -> Iterator[Cluster]:  # noqa: ANN001 - pytest-django's settings fixture
     if not settings.REDIS_URL:
         pytest.fail("the league tests need a real Redis: run them through `make test`")
     tag = uuid.uuid4().hex[:10]
@@ -166,7 +164,7 @@ def cluster(
         app.conf.task_default_queue = old_queue
         client = redis.Redis.from_url(str(settings.REDIS_URL))
         try:
-            keys = [queue, *client.scan_iter(f"{prefix}:*")]
+            keys = [queue, f"arena:broker-epoch:{queue}", *client.scan_iter(f"{prefix}:*")]
             client.delete(*keys)
         finally:
             client.close()

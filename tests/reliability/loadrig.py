@@ -56,15 +56,19 @@ BOTHOST = Path(__file__).with_name("bothost.py")
 
 def _point_celery(queue: str, broker_url: str) -> tuple[str, str]:
     """Send this process's tasks to ``queue`` on ``broker_url``; the previous pair."""
+    from kombu import pools
+
     from workers.celery import app
 
     before = (str(app.conf.task_default_queue), str(app.conf.broker_url))
     app.conf.task_default_queue = queue
     if broker_url != before[1]:
         app.conf.broker_url = broker_url
-        if app._pool is not None:
-            app._pool.force_close_all()
-        app._after_fork()  # drops the connection and producer pools: made again lazily
+        # app.pool is kombu's process-wide pool for the broker URL: closing it alone left
+        # a closed pool registered, which every later task sent to that URL got ("Acquire
+        # on closed pool"). reset() closes them and empties the registry.
+        pools.reset()
+        app._after_fork()  # drops the app's references: made again lazily
     return before
 
 

@@ -9,10 +9,11 @@ this process, so the gateway, the matches and the web site live here together:
 3. the demo league (house bots ``random``, ``greedy``, ``search-N``) plus ``sdk-heuristic``,
    a remote bot played by the SDK's example ``HeuristicBot`` in a separate process that
    connects to this process's gRPC gateway (its token is rotated every run);
-4. play rounds with one line per match, print the standings;
-5. make ``your-bot`` (owned by admin, in no league) with a fresh token and print the one
-   line a bot author runs to join; serve the site and the API (threaded WSGI server) while
-   a background thread plays a new demo round every ``--every`` seconds.
+4. serve the site and the API (threaded WSGI server) at once; a background thread plays
+   the first rounds (one line per match, then the standings) and a new demo round every
+   ``--every`` seconds; rounds never hold up the site (``arena.services.roundplay``);
+5. make ``your-bot`` (owned by admin, in no league) with a token kept across runs in
+   ``STATE_DIR/your-bot-token`` (0600), and print the one line a bot author runs to join.
 
 Ctrl-C (or SIGTERM) stops it all: the background round stops between two matches (the
 next run finishes it), the SDK bot process is terminated, the gateway shuts down gracefully.
@@ -71,6 +72,8 @@ SDK_BOT = "sdk-heuristic"
 SDK_BOT_CLASS = "avenue_sdk.examples.heuristic_bot:HeuristicBot"
 YOUR_BOT = "your-bot"
 YOUR_BOT_CLASS = "avenue_sdk.examples.random_bot:RandomBot"
+#: your-bot's token, kept in the state folder (0600) so a bot left running stays connected
+YOUR_BOT_TOKEN_FILE = "your-bot-token"
 
 
 class _ThreadedServer(socketserver.ThreadingMixIn, WSGIServer):
@@ -198,9 +201,10 @@ class Command(BaseCommand):
         httpd: _ThreadedServer | None = None
         stop = threading.Event()
         rounds: threading.Thread | None = None
+        serving: threading.Thread | None = None
         try:
-            # Bind the web port now, so nobody takes it while the rounds play; requests
-            # wait in the backlog until the server starts.
+            # Bind the web port now, so nobody takes it meanwhile; requests wait in the
+            # backlog until the server starts (before any round plays).
             httpd = self._web_server(host, o["port"])
             arena = f"{gw_host}:{gw_port}"
             sdk_bot = None
@@ -211,35 +215,44 @@ class Command(BaseCommand):
             gateway = self._gateway(gw_host, gw_port)
             if sdk is not None and sdk_bot is not None:
                 self._wait_connected(sdk_bot, sdk, arena, state_dir / "sdk-bot.log")
-
+            # the site first: rounds play in the background and never hold it up
+            serving = threading.Thread(
+                target=httpd.serve_forever, kwargs={"poll_interval": 0.25}, name="demo-web"
+            )
+            serving.start()
+            token = self._your_bot(state_dir / YOUR_BOT_TOKEN_FILE)
+            first_rounds = threading.Event()
             if o["rounds"] > 0:
                 n = o["rounds"]
                 self._section(f"demo league: {n} round{'s' if n != 1 else ''}")
-                for _ in range(o["rounds"]):
-                    league_cmd.play_round(league, quiet=False)
-                league_cmd.print_standings(league)
-                if sdk is not None:
-                    self._sdk_summary()
-
-            token = self._your_bot()
-            if o["every"] > 0:
+            if o["rounds"] > 0 or o["every"] > 0:
                 rounds = threading.Thread(
                     target=self._keep_playing,
-                    args=(league_cmd, league, o["every"], stop),
+                    args=(league_cmd, league, o["rounds"], o["every"], stop, first_rounds),
                     name="demo-rounds",
                     daemon=True,
                 )
-            self._banner(host, o["port"], arena, admin_line, token, o["every"])
-            if rounds is not None:
                 rounds.start()
+            else:
+                first_rounds.set()
+            while not first_rounds.wait(0.25):
+                pass  # the site answers meanwhile
+            if o["rounds"] > 0:
+                league_cmd.print_standings(league)
+                if sdk is not None:
+                    self._sdk_summary()
+            self._banner(host, o["port"], arena, admin_line, token, o["every"])
             self.stdout.write("serving (Ctrl-C stops it)")
-            httpd.serve_forever(poll_interval=0.25)
+            while serving.is_alive():
+                serving.join(0.5)
         except KeyboardInterrupt:
             self.stdout.write("")
             self.stdout.write("stopping (Ctrl-C again to skip waiting for the current match)")
         finally:
             stop.set()
             if httpd is not None:
+                if serving is not None and serving.is_alive():
+                    httpd.shutdown()
                 httpd.server_close()
             if rounds is not None and rounds.is_alive():
                 try:
@@ -394,20 +407,31 @@ class Command(BaseCommand):
                 f"{mean:.1f} ms (runner -> gateway -> bot process -> back)"
             )
 
-    def _your_bot(self) -> str:
-        """``your-bot``, owned by admin and in no league (it never forfeits while away),
-        with a fresh token: only its hash is stored, so every run shows a new one."""
+    def _your_bot(self, token_file: Path) -> str:
+        """``your-bot``, owned by admin and in no league until you enter it. Only its
+        token's hash is in the database, so the token is kept in ``token_file`` (0600)
+        and reused while it is still the bot's: a bot left running from the last run
+        stays connected. A token revoked or rotated since (on the site) gets a new one.
+        Delete the file for a new token."""
+        self._token_file = token_file
+        stored = token_file.read_text().strip() if token_file.exists() else ""
         bot = Bot.objects.filter(name=YOUR_BOT).first()
         if bot is None:
             owner = get_user_model().objects.filter(username=ADMIN_USER).first()
             bot, token = bot_services.create_bot(YOUR_BOT, owner=owner)
             assert token is not None
-            return token
-        if bot.kind != BotKind.REMOTE:
-            raise CommandError(f"bot {YOUR_BOT} exists but is a house bot")
-        if not bot.active:
-            Bot.objects.filter(pk=bot.pk).update(active=True)
-        return bot_services.rotate_token(bot)
+        else:
+            if bot.kind != BotKind.REMOTE:
+                raise CommandError(f"bot {YOUR_BOT} exists but is a house bot")
+            if not bot.active:
+                Bot.objects.filter(pk=bot.pk).update(active=True)
+            if stored and bot.token_hash == bot_services.hash_token(stored):
+                return stored
+            token = bot_services.rotate_token(bot)
+        token_file.touch(mode=0o600)
+        token_file.chmod(0o600)
+        token_file.write_text(token + "\n")
+        return token
 
     def _banner(
         self, host: str, port: int, arena: str, admin: str, token: str, every: float
@@ -446,7 +470,8 @@ class Command(BaseCommand):
         where = f"entered in {', '.join(leagues)}" if leagues else "in no league yet"
         self.stdout.write(
             f"Your bot: {YOUR_BOT} (owned by {ADMIN_USER}, {where}; enter it in a league at "
-            f"{site}/my/bots/{YOUR_BOT}/ after logging in). Its token, new this run:"
+            f"{site}/my/bots/{YOUR_BOT}/ after logging in). Its token, kept across runs "
+            f"in {self._token_file} (delete it for a new one):"
         )
         self.stdout.write(f"  {token}")
         self.stdout.write(
@@ -462,25 +487,44 @@ class Command(BaseCommand):
             self.stdout.write(f"A new round of the demo league starts every {every:g} s.")
 
     def _keep_playing(
-        self, league_cmd: LeagueCommand, league: League, every: float, stop: threading.Event
+        self,
+        league_cmd: LeagueCommand,
+        league: League,
+        first: int,
+        every: float,
+        stop: threading.Event,
+        first_done: threading.Event,
     ) -> None:
-        """Embedded mode has no beat and no workers: play a demo round every ``every`` s
-        (with any bot entered from the site since) until ``stop``."""
-        # the site's "next round" (the demo league has no beat schedule)
-        public_facts.announce_next_round(league.pk, timezone.now() + timedelta(seconds=every))
-        while not stop.wait(every):
-            try:
-                close_old_connections()
-                league.refresh_from_db()
-                if league.status != LeagueStatus.ACTIVE:
-                    continue
-                league_cmd.play_round(league, quiet=True, should_stop=stop.is_set)
-            except league_services.LeagueError as exc:
-                self.stdout.write(f"no round: {exc}")
-            except Exception:  # noqa: BLE001 - keep serving; the log has the details
-                log.exception("demo round failed")
-            finally:
-                connection.close()
-                public_facts.announce_next_round(
-                    league.pk, timezone.now() + timedelta(seconds=every)
-                )
+        """The demo league's rounds, in the background while the site serves: ``first``
+        rounds at once (one line per match; ``first_done`` is set after them), then one
+        every ``every`` s (0: none) with any bot entered from the site since, until
+        ``stop``. Embedded mode has no beat and no workers: this is their part."""
+        try:
+            for _ in range(first):
+                if stop.is_set() or not self._round(league_cmd, league, stop, quiet=False):
+                    break
+        finally:
+            first_done.set()
+        while every > 0:
+            # the site's "next round" (the demo league has no beat schedule)
+            public_facts.announce_next_round(league.pk, timezone.now() + timedelta(seconds=every))
+            if stop.wait(every):
+                break
+            self._round(league_cmd, league, stop, quiet=True)
+
+    def _round(
+        self, league_cmd: LeagueCommand, league: League, stop: threading.Event, *, quiet: bool
+    ) -> bool:
+        try:
+            close_old_connections()
+            league.refresh_from_db()
+            if league.status != LeagueStatus.ACTIVE:
+                return True
+            return league_cmd.play_round(league, quiet=quiet, should_stop=stop.is_set)
+        except league_services.LeagueError as exc:
+            self.stdout.write(f"no round: {exc}")
+        except Exception:  # noqa: BLE001 - keep serving; the log has the details
+            log.exception("demo round failed")
+        finally:
+            connection.close()
+        return False

@@ -23,14 +23,13 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Count
-from django.utils import timezone
 
 from arena.dispatch import dispatcher
 from arena.models import Bot, Entry, League, LeagueStatus, Match, MatchStatus, Round
 from arena.ratings.services import fit_batch_ratings, recompute_ratings, standings
 from arena.services import leagues as svc
 from arena.services.claims import PlayOutcome
-from arena.services.matches import play_match
+from arena.services.roundplay import play_round_here
 from arena.services.rounds import do_schedule_due_rounds, do_schedule_round
 from referee.bots import HOUSE_BOTS
 
@@ -79,6 +78,12 @@ class Command(BaseCommand):
         )
         create.add_argument("--no-show-retries", type=int, default=3)
         create.add_argument("--no-show-window", type=int, default=300, help="seconds")
+        create.add_argument(
+            "--absent-wait",
+            type=int,
+            default=60,
+            help="seconds the end of a round played here waits for absent bots",
+        )
         create.add_argument(
             "--fault",
             action="append",
@@ -155,6 +160,7 @@ class Command(BaseCommand):
             reconnect_grace_ms=o["reconnect_grace_ms"],
             no_show_retries=o["no_show_retries"],
             no_show_window_s=o["no_show_window"],
+            absent_wait_s=o["absent_wait"],
             k_factor=o["k"],
             rated=not o["unrated"],
             open_for_entries=not o["closed"],
@@ -332,9 +338,10 @@ class Command(BaseCommand):
         self, league: League, *, quiet: bool, should_stop: Callable[[], bool] | None = None
     ) -> bool:
         """Schedule the next round (or finish the one still playing) and play its matches
-        here, exactly as a worker would (claim, run, one-transaction result). Returns False
-        when ``should_stop`` said so between two matches (the round is left playing; the
-        next call finishes it)."""
+        here, exactly as a worker would (claim, run, one-transaction result), several at
+        once, absent bots' last (``arena.services.roundplay``). Returns False when
+        ``should_stop`` said so (the matches under way finish; the round is left playing
+        and the next call finishes it)."""
         scheduled = do_schedule_round(league, enqueue=False)
         rnd = (
             scheduled.round
@@ -347,35 +354,20 @@ class Command(BaseCommand):
         self.stdout.write(f"round {rnd.number} of {league.name}: {verb}, {total} matches")
         started = time.perf_counter()
         done = 0
-        while True:
-            pending = list(
-                Match.objects.filter(
-                    round=rnd, status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING]
-                ).order_by("id")
-            )
-            if not pending:
-                break
-            progressed = False
-            for match in pending:
-                if should_stop is not None and should_stop():
-                    self.stdout.write(f"round {rnd.number}: stopped after {done} matches")
-                    return False
-                if match.not_before and match.not_before > timezone.now():
-                    continue
-                outcome = play_match(match.pk)
-                if outcome in (PlayOutcome.FINISHED, PlayOutcome.VOID):
-                    done += 1
-                    progressed = True
-                    if not quiet:
-                        self.stdout.write(f"  [{done:>3}/{total}] {self._describe(match.pk)}")
-                elif outcome is not PlayOutcome.SKIPPED:
-                    progressed = True
-                    self.stdout.write(f"  match {match.pk}: {outcome.value}")
-            if not progressed:
-                if should_stop is not None and should_stop():
-                    self.stdout.write(f"round {rnd.number}: stopped after {done} matches")
-                    return False
-                time.sleep(0.5)  # held by a worker, or waiting for a no-show retry
+
+        def report(match_id: int, outcome: PlayOutcome) -> None:
+            nonlocal done
+            if outcome in (PlayOutcome.FINISHED, PlayOutcome.VOID):
+                done += 1
+                if not quiet:
+                    self.stdout.write(f"  [{done:>3}/{total}] {self._describe(match_id)}")
+            else:
+                self.stdout.write(f"  match {match_id}: {outcome.value}")
+
+        played = play_round_here(rnd, on_done=report, should_stop=should_stop)
+        if not played.completed:
+            self.stdout.write(f"round {rnd.number}: stopped after {done} matches")
+            return False
         if not dispatcher().in_process:
             fit_batch_ratings(league.pk)  # in embedded mode the round's end already did
         rnd.refresh_from_db()
