@@ -11,6 +11,12 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 LOCK   := requirements.lock
+# The rules engine compiled with mypyc, in a venv of its own beside the pure-Python one:
+# tests/referee/test_compiled.py plays the same games through both, bench/referee_speed.py
+# times both. Rebuilt whenever a referee source changes.
+COMPILED_VENV  := $(VENV)/compiled
+COMPILED_PY    := $(COMPILED_VENV)/bin/python
+COMPILED_STAMP := $(COMPILED_VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 # the demo's gateway port; empty: GATEWAY_ADDRESS's (default 50051)
@@ -61,7 +67,18 @@ $(STAMP): pyproject.toml $(LOCK) sdk/pyproject.toml referee/pyproject.toml | $(P
 	PYTHONWARNINGS="ignore:Editable installation" $(PY) -m pip install --quiet --no-deps -e ./referee
 	@touch $@
 
-install: $(STAMP)
+# AVENUE_ENGINE_COMPILE=1 makes referee/setup.py compile with mypyc (mypy from the lock is
+# its build requirement then); a plain `pip install ./referee` stays pure Python.
+$(COMPILED_STAMP): referee/pyproject.toml referee/setup.py referee/_build/backend.py \
+		$(wildcard referee/*.py) $(LOCK) | $(PY)
+	$(call section,compiled engine (mypyc) into $(COMPILED_VENV))
+	@rm -rf $(COMPILED_VENV)
+	$(PYTHON) -m venv $(COMPILED_VENV)
+	AVENUE_ENGINE_COMPILE=1 PIP_CONSTRAINT=$(CURDIR)/$(LOCK) \
+	  $(COMPILED_PY) -m pip install --quiet --no-deps ./referee
+	@touch $@
+
+install: $(STAMP) $(COMPILED_STAMP)
 
 # ---------------------------------------------------------------- main job
 
