@@ -35,7 +35,7 @@ MYPY_PATHS = $(wildcard arena leaderboard workers referee scripts tests sdk/aven
 
 section = @printf '\n==== %s ====\n' "$(1)"
 
-.PHONY: help install demo test lint ruff mypy imports test-referee proto lock clean
+.PHONY: help install demo test lint ruff mypy imports test-referee test-referee-compiled proto lock clean
 
 help:
 	@echo "make demo    main job: install, migrate (SQLite), demo league with an SDK bot, serve site + API + gateway on $(HOST):$(PORT)"
@@ -107,6 +107,8 @@ test: install
 	  echo "ERROR: pytest collected no tests (exit code 5); a suite that runs nothing is a failure."; \
 	  exit 1; \
 	fi; exit $$rc
+	$(call section,referee tests on the compiled engine (mypyc))
+	$(MAKE) --no-print-directory test-referee-compiled PYTEST_ARGS=
 
 lint: install ruff mypy imports
 
@@ -128,6 +130,18 @@ imports: install
 test-referee: install
 	@set +e; $(VENV)/bin/pytest -p no:django -W ignore::pytest.PytestConfigWarning \
 	  tests/referee $(PYTEST_ARGS); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "ERROR: pytest collected no tests under tests/referee."; exit 1; fi; \
+	exit $$rc
+
+# The same tests on the compiled engine: its site-packages first on sys.path, and the repo
+# root (pytest's pythonpath, which would import referee/'s source) replaced by a directory
+# holding only tests/; test_compiled.py checks which build the tests imported.
+test-referee-compiled: install
+	@set +e; site=$$($(COMPILED_PY) -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])'); \
+	only_tests=$$(mktemp -d); ln -s $(CURDIR)/tests $$only_tests/tests; \
+	PYTHONPATH=$$site AVENUE_ENGINE_EXPECT=compiled $(VENV)/bin/pytest -p no:django \
+	  -W ignore::pytest.PytestConfigWarning -o pythonpath=$$only_tests -p no:cacheprovider \
+	  tests/referee $(PYTEST_ARGS); rc=$$?; rm -rf $$only_tests; \
 	if [ $$rc -eq 5 ]; then echo "ERROR: pytest collected no tests under tests/referee."; exit 1; fi; \
 	exit $$rc
 

@@ -35,7 +35,7 @@ def wants_compiled() -> bool:
     return os.environ.get("AVENUE_ENGINE_COMPILE", "") not in ("", "0")
 
 
-class BuildPy(build_py):
+class BuildPy(build_py):  # type: ignore[misc]  # setuptools ships no types here
     """This directory is the package itself: keep the build scripts out of it."""
 
     def find_package_modules(self, package, package_dir):  # type: ignore[no-untyped-def]

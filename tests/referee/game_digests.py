@@ -35,11 +35,12 @@ CONFIGS = {
 def canonical(state: State) -> str:
     """Every field but the config and the rule lists (whose repr holds addresses); sets
     sorted, since a set of strings iterates in an order that changes with the hash seed."""
-    fields = []
+    fields: list[object] = []
     for value in state[1:-1]:
         if isinstance(value, tuple) and value and isinstance(value[0], frozenset):
-            value = tuple(sorted(part) for part in value)
-        fields.append(value)
+            fields.append(tuple(sorted(p) for p in value if isinstance(p, frozenset)))
+        else:
+            fields.append(value)
     return repr(fields)
 
 

@@ -9,6 +9,7 @@ speed work (a faster engine that plays differently fails here).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -56,3 +57,13 @@ def test_compiled_engine_plays_as_the_pure_one() -> None:
     # the extension module, not the source shipped beside it
     assert str(compiled["engine"]).endswith(".so"), compiled["engine"]
     assert compiled["digests"] == GOLDEN
+
+
+def test_the_tests_import_the_build_they_mean() -> None:
+    """``make test-referee-compiled`` runs this directory on the compiled engine; a run that
+    silently imported the source instead would prove nothing."""
+    from referee import engine
+
+    expected = os.environ.get("AVENUE_ENGINE_EXPECT", "pure")
+    suffix = ".so" if expected == "compiled" else ".py"
+    assert engine.__file__ is not None and engine.__file__.endswith(suffix), engine.__file__
