@@ -70,7 +70,7 @@ $(STAMP): pyproject.toml $(LOCK) sdk/pyproject.toml referee/pyproject.toml | $(P
 # AVENUE_ENGINE_COMPILE=1 makes referee/setup.py compile with mypyc (mypy from the lock is
 # its build requirement then); a plain `pip install ./referee` stays pure Python.
 $(COMPILED_STAMP): referee/pyproject.toml referee/setup.py referee/_build/backend.py \
-		$(wildcard referee/*.py) $(LOCK) | $(PY)
+		$(wildcard referee/*.py referee/bots/*.py) $(LOCK) | $(PY)
 	$(call section,compiled engine (mypyc) into $(COMPILED_VENV))
 	@rm -rf $(COMPILED_VENV)
 	$(PYTHON) -m venv $(COMPILED_VENV)
