@@ -11,6 +11,12 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 LOCK   := requirements.lock
+# The rules engine compiled with mypyc, in a venv of its own beside the pure-Python one:
+# tests/referee/test_compiled.py plays the same games through both, bench/referee_speed.py
+# times both. Rebuilt whenever a referee source changes.
+COMPILED_VENV  := $(VENV)/compiled
+COMPILED_PY    := $(COMPILED_VENV)/bin/python
+COMPILED_STAMP := $(COMPILED_VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 # the demo's gateway port; empty: GATEWAY_ADDRESS's (default 50051)
@@ -29,7 +35,7 @@ MYPY_PATHS = $(wildcard arena leaderboard workers referee scripts tests sdk/aven
 
 section = @printf '\n==== %s ====\n' "$(1)"
 
-.PHONY: help install demo test lint ruff mypy imports test-referee proto lock clean
+.PHONY: help install demo test lint ruff mypy imports test-referee test-referee-compiled proto lock clean
 
 help:
 	@echo "make demo    main job: install, migrate (SQLite), demo league with an SDK bot, serve site + API + gateway on $(HOST):$(PORT)"
@@ -61,7 +67,18 @@ $(STAMP): pyproject.toml $(LOCK) sdk/pyproject.toml referee/pyproject.toml | $(P
 	PYTHONWARNINGS="ignore:Editable installation" $(PY) -m pip install --quiet --no-deps -e ./referee
 	@touch $@
 
-install: $(STAMP)
+# AVENUE_ENGINE_COMPILE=1 makes referee/setup.py compile with mypyc (mypy from the lock is
+# its build requirement then); a plain `pip install ./referee` stays pure Python.
+$(COMPILED_STAMP): referee/pyproject.toml referee/setup.py referee/_build/backend.py \
+		$(wildcard referee/*.py referee/bots/*.py) $(LOCK) | $(PY)
+	$(call section,compiled engine (mypyc) into $(COMPILED_VENV))
+	@rm -rf $(COMPILED_VENV)
+	$(PYTHON) -m venv $(COMPILED_VENV)
+	AVENUE_ENGINE_COMPILE=1 PIP_CONSTRAINT=$(CURDIR)/$(LOCK) \
+	  $(COMPILED_PY) -m pip install --quiet --no-deps ./referee
+	@touch $@
+
+install: $(STAMP) $(COMPILED_STAMP)
 
 # ---------------------------------------------------------------- main job
 
@@ -90,6 +107,8 @@ test: install
 	  echo "ERROR: pytest collected no tests (exit code 5); a suite that runs nothing is a failure."; \
 	  exit 1; \
 	fi; exit $$rc
+	$(call section,referee tests on the compiled engine (mypyc))
+	$(MAKE) --no-print-directory test-referee-compiled PYTEST_ARGS=
 
 lint: install ruff mypy imports
 
@@ -111,6 +130,18 @@ imports: install
 test-referee: install
 	@set +e; $(VENV)/bin/pytest -p no:django -W ignore::pytest.PytestConfigWarning \
 	  tests/referee $(PYTEST_ARGS); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "ERROR: pytest collected no tests under tests/referee."; exit 1; fi; \
+	exit $$rc
+
+# The same tests on the compiled engine: its site-packages first on sys.path, and the repo
+# root (pytest's pythonpath, which would import referee/'s source) replaced by a directory
+# holding only tests/; test_compiled.py checks which build the tests imported.
+test-referee-compiled: install
+	@set +e; site=$$($(COMPILED_PY) -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])'); \
+	only_tests=$$(mktemp -d); ln -s $(CURDIR)/tests $$only_tests/tests; \
+	PYTHONPATH=$$site AVENUE_ENGINE_EXPECT=compiled $(VENV)/bin/pytest -p no:django \
+	  -W ignore::pytest.PytestConfigWarning -o pythonpath=$$only_tests -p no:cacheprovider \
+	  tests/referee $(PYTEST_ARGS); rc=$$?; rm -rf $$only_tests; \
 	if [ $$rc -eq 5 ]; then echo "ERROR: pytest collected no tests under tests/referee."; exit 1; fi; \
 	exit $$rc
 

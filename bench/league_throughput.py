@@ -6,7 +6,12 @@ and the orchestration overhead per match beside the bare referee time of the sam
 
 Needs PostgreSQL and Redis (DATABASE_URL, default .../agent_avenue_bench, created and
 migrated if missing; REDIS_URL, default redis://127.0.0.1:6379/0). Workers run
-`celery -A workers worker --pool=solo --concurrency 1` on a queue of this run's own.
+`celery -A workers worker --pool=solo --concurrency 1` on a queue of this run's own; their
+logs go to artifacts/league_throughput/ (one file per worker and run).
+
+Statistic: the median over the runs of each worker count, on both sides of every
+comparison (the overhead is the median 1-worker wall time per match minus the median of
+the runner's own per-match times in those same runs); the best run is printed beside it.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 QUEUE = f"bench-leagues-{uuid.uuid4().hex[:8]}"
+LOGS = ROOT / "artifacts" / "league_throughput"
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/agent_avenue_bench")
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/0")
 os.environ["CELERY_QUEUE"] = QUEUE
@@ -55,11 +61,12 @@ from referee.bots import make_bot  # noqa: E402
 from referee.play import play_game  # noqa: E402
 
 
-def start_workers(n: int) -> list[subprocess.Popen[bytes]]:
+def start_workers(n: int, run: str) -> list[subprocess.Popen[bytes]]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     procs, logs = [], []
+    LOGS.mkdir(parents=True, exist_ok=True)
     for i in range(n):
-        log = Path(f"/tmp/{QUEUE}-w{i}.log")
+        log = LOGS / f"{QUEUE}-{run}-w{i}.log"
         logs.append(log)
         procs.append(
             subprocess.Popen(
@@ -113,9 +120,9 @@ def make_league(bots: int, tag: str) -> int:
     return league.pk
 
 
-def run_round(league_id: int, workers: int) -> tuple[float, list[int]]:
+def run_round(league_id: int, workers: int, run: str) -> tuple[float, list[int]]:
     """Wall time from scheduling to the last match's commit, on ``workers`` processes."""
-    procs = start_workers(workers)
+    procs = start_workers(workers, run)
     try:
         league = svc.League.objects.get(pk=league_id)
         t0 = time.perf_counter()
@@ -155,17 +162,19 @@ def main() -> None:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     walls: dict[int, list[float]] = {w: [] for w in args.workers}
     ids: list[int] = []
-    runner_ms: list[float] = []
+    #: per worker count, each run's median runner time per match (ms)
+    runner_ms: dict[int, list[float]] = {w: [] for w in args.workers}
     # interleaved (1, 2, 1, 2, ...) so that both counts see the same machine load
     for r in range(args.repeat):
         for workers in args.workers:
             league_id = make_league(args.bots, f"{stamp} {workers}w #{r}")
-            wall, ids = run_round(league_id, workers)
+            wall, ids = run_round(league_id, workers, f"{workers}w-{r + 1}")
             walls[workers].append(wall)
-            runner_ms += [
+            durations = [
                 d for d in Match.objects.filter(pk__in=ids).values_list("duration_ms", flat=True)
                 if d is not None
             ]  # fmt: skip
+            runner_ms[workers].append(statistics.median(durations))
             print(f"{workers} worker(s), run {r + 1}: {len(ids)} matches in {wall:.2f} s "
                   f"= {len(ids) / wall:.1f} matches/s")  # fmt: skip
     results = {w: min(v) for w, v in walls.items()}
@@ -186,15 +195,16 @@ def main() -> None:
             f"{medians[1] / medians[2]:.2f}x median to median (target >= 1.6x)"
         )
     print(f"  bare referee, same games, one core: {bare / n * 1000:6.2f} ms per match")
-    print(f"  runner (run_match, as stored):      {statistics.fmean(runner_ms):6.2f} ms per match")
     if one is not None:
-        per = one / n * 1000
-        print(f"  1 worker, wall per match:           {per:6.2f} ms per match")
+        runner = statistics.median(runner_ms[1])
+        per = medians[1] / n * 1000
+        print(f"  runner (run_match, as stored), 1 worker, median: {runner:6.2f} ms per match")
+        print(f"  1 worker, wall per match, median of runs:       {per:6.2f} ms per match")
         print(
             f"  orchestration overhead per match (claim, task, replay and rating writes): "
-            f"{per - statistics.fmean(runner_ms):.2f} ms "
-            f"(wall per match minus the runner's time)"
+            f"{per - runner:.2f} ms (median wall per match minus median runner time)"
         )
+    print(f"  worker logs: {LOGS.relative_to(ROOT)}/{QUEUE}-*.log")
 
 
 if __name__ == "__main__":

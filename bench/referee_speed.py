@@ -1,100 +1,145 @@
-"""Referee speed on one core: random-vs-random full games per second, decisions per second,
-and the search bot's playouts per second. Prints figures; asserts nothing.
+"""Referee speed on one core: random-vs-random full games per second through the public
+frozen-state API, for three engines measured in the same run:
 
-    .venv/bin/python bench/referee_speed.py [--seconds 3]
+- baseline: the engine of a git commit (default: 4bb15a6, before issue 14's speed work),
+  pure Python, extracted with ``git archive`` into a temporary directory;
+- pure: this checkout's engine as .venv installs it (pure Python);
+- compiled: the same sources compiled with mypyc (.venv/compiled, built by make install).
+
+Each engine runs in its own process pinned to the same core; the engines take turns,
+round after round, so that the machine's load falls on all of them alike. Statistic: the
+median over rounds of each engine's games/s; ratios are of those medians. Prints figures;
+asserts nothing.
+
+    .venv/bin/python bench/referee_speed.py [--seconds 2] [--rounds 5] [--baseline 4bb15a6]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
-import random
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from referee import GameConfig, apply, legal_actions, new_game  # noqa: E402
-from referee.bots import GreedyBot, SearchBot  # noqa: E402
-from referee.observation import observe  # noqa: E402
-from referee.play import play_game  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
+COMPILED_PY = ROOT / ".venv" / "compiled" / "bin" / "python"
 
 CASES = [
-    ("simple, 2 seats", GameConfig.for_seats(2, "simple")),
-    ("advanced, 2 seats", GameConfig.for_seats(2, "advanced")),
-    ("simple, 4 seats (2 v 2)", GameConfig.for_seats(4, "simple")),
-    ("advanced, 4 seats (2 v 2)", GameConfig.for_seats(4, "advanced")),
-    ("simple, 3 seats (2 v 1)", GameConfig.for_seats(3, "simple")),
+    ("simple, 2 seats", 2, "simple"),
+    ("advanced, 2 seats", 2, "advanced"),
+    ("simple, 4 seats (2 v 2)", 4, "simple"),
+    ("advanced, 4 seats (2 v 2)", 4, "advanced"),
+    ("simple, 3 seats (2 v 1)", 3, "simple"),
 ]
 
 
-def random_games(
-    config: GameConfig, seconds: float, with_observations: bool
-) -> tuple[float, float]:
-    """Games/s and decisions/s of uniform random play through the public API."""
-    rng = random.Random(1)
-    games = decisions = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    seed = 0
-    while time.perf_counter() < deadline:
-        for _ in range(50):
-            state = new_game(config, seed)
-            seed += 1
-            while state.decision is not None:
-                legal = legal_actions(state)
-                if with_observations:
-                    observe(state, state.actor)
-                state = apply(state, legal[int(rng.random() * len(legal))])
-                decisions += 1
-            games += 1
-    elapsed = time.perf_counter() - start
-    return games / elapsed, decisions / elapsed
+def child(seconds: float) -> None:
+    """One round in this process: games/s and decisions/s per case, as JSON."""
+    import random
+
+    from referee import GameConfig, apply, engine, legal_actions, new_game
+
+    out: dict[str, object] = {"engine": engine.__file__}
+    for label, seats, mode in CASES:
+        config = GameConfig.for_seats(seats, mode)
+        rng = random.Random(1)
+        games = decisions = seed = 0
+        start = time.perf_counter()
+        deadline = start + seconds
+        while time.perf_counter() < deadline:
+            for _ in range(50):
+                state = new_game(config, seed)
+                seed += 1
+                while state.decision is not None:
+                    legal = legal_actions(state)
+                    state = apply(state, legal[int(rng.random() * len(legal))])
+                    decisions += 1
+                games += 1
+        elapsed = time.perf_counter() - start
+        out[label] = (games / elapsed, decisions / elapsed)
+    print(json.dumps(out))
 
 
-def search_playouts(seconds: float) -> float:
-    bot = SearchBot(seed=1, playouts=200)
-    config = GameConfig.for_seats(2, "simple")
-    done = 0
-    start = time.perf_counter()
-    seed = 0
-    while time.perf_counter() - start < seconds:
-        state = new_game(config, seed)
-        seed += 1
-        while state.decision is not None:
-            legal = legal_actions(state)
-            if len(legal) > 1 and state.actor == 0:
-                bot.act(observe(state, 0), legal)
-                done += bot.playouts
-            state = apply(state, legal[0])
-    return done / (time.perf_counter() - start)
+def run_child(python: str, pythonpath: str | None, seconds: float) -> dict[str, object]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    # -s -P: no user site, no script directory on sys.path (the checkout's referee/ source
+    # must not shadow the engine under test); PYTHONPATH names the baseline's copy only
+    flags = ["-s", "-P"]
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
+    proc = subprocess.run(
+        [python, *flags, __file__, "--child", "--seconds", str(seconds)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd="/",
+        check=True,
+    )
+    result: dict[str, object] = json.loads(proc.stdout)
+    return result
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="per figure")
+    parser.add_argument("--seconds", type=float, default=2.0, help="per case per round")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--baseline", default="4bb15a6", help="git commit of the baseline")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core, inherited
+    if args.child:
+        child(args.seconds)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", args.baseline, "referee"],
+            capture_output=True,
+            check=True,
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        engines: dict[str, tuple[str, str | None]] = {
+            f"baseline {args.baseline}": (sys.executable, tmp),
+            "pure": (sys.executable, None),
+        }
+        if COMPILED_PY.exists():
+            engines["compiled"] = (str(COMPILED_PY), None)
+        else:
+            print("(no .venv/compiled: run make install to time the compiled engine)")
+        rates: dict[str, dict[str, list[float]]] = {e: {c[0]: [] for c in CASES} for e in engines}
+        where: dict[str, str] = {}
+        for _ in range(args.rounds):
+            for name, (python, path) in engines.items():
+                out = run_child(python, path, args.seconds)
+                where[name] = str(out["engine"])
+                for label, *_ in CASES:
+                    games, _decisions = out[label]  # type: ignore[misc]
+                    rates[name][label].append(games)
     print(
-        f"referee speed, one core, {platform.python_implementation()} {platform.python_version()}"
+        f"referee speed, one core, {platform.python_implementation()} "
+        f"{platform.python_version()}; {args.rounds} rounds of {args.seconds:g} s per case "
+        "per engine, engines interleaved"
     )
-    print(f"{'configuration':<28} {'games/s':>10} {'decisions/s':>12} {'+observe games/s':>17}")
-    for label, config in CASES:
-        games, decisions = random_games(config, args.seconds, with_observations=False)
-        obs_games, _ = random_games(config, args.seconds / 2, with_observations=True)
-        print(f"{label:<28} {games:>10,.0f} {decisions:>12,.0f} {obs_games:>17,.0f}")
-    rate = search_playouts(args.seconds)
-    print(f"search bot: {rate:,.0f} playouts/s (simple, 2 seats, one playout = one full game)")
-    greedy = GreedyBot(1)
-    t = time.perf_counter()
-    played = 0
-    while time.perf_counter() - t < args.seconds:
-        play_game(GameConfig.for_seats(2, "simple"), played, [greedy, greedy])
-        played += 1
-    print(f"greedy vs greedy: {played / (time.perf_counter() - t):,.1f} games/s")
+    for name in engines:
+        print(f"  {name}: {where[name]}")
+    print("statistic: median games/s over the rounds; ratios of medians, same run")
+    names = list(engines)
+    head = "".join(f"{n:>18}" for n in names)
+    ratios = "".join(f"{n + ' / base':>18}" for n in names[1:])
+    print(f"{'configuration':<27}{head}{ratios}")
+    for label, *_ in CASES:
+        med = [statistics.median(rates[n][label]) for n in names]
+        cells = "".join(f"{m:>18,.0f}" for m in med)
+        rel = "".join(f"{m / med[0]:>17.2f}x" for m in med[1:])
+        print(f"{label:<27}{cells}{rel}")
+    best = statistics.median(rates[names[-1]][CASES[0][0]])
+    print(f"target: 20,000 simple 2-seat games/s; best engine ({names[-1]}): {best:,.0f}")
 
 
 if __name__ == "__main__":

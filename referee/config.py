@@ -7,8 +7,8 @@ phases per hook; nothing else in the engine asks which variant it is playing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar, Final
+from dataclasses import dataclass, field
+from typing import Final
 
 from referee.cards import FastEnum
 
@@ -97,6 +97,9 @@ class GameConfig:
     #: the team that plays first; None draws it from the seed
     first_team: int | None = None
     ruleset: str = DEFAULT_RULESET
+    #: derived once in __post_init__, read on every turn; kept out of init, eq, hash and
+    #: repr. A field, not a ClassVar: a ClassVar on a dataclass breaks the compiled build.
+    discard_limits: tuple[int, ...] = field(default=(), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.mode, Mode):
@@ -114,11 +117,8 @@ class GameConfig:
                 raise ConfigError(f"team {team} must hold one or two seats in increasing order")
         if self.first_team not in (None, 0, 1):
             raise ConfigError(f"first_team must be 0 (A), 1 (B) or None, not {self.first_team}")
-        # derived once, read on every turn (not a dataclass field: eq, hash, repr skip it)
         limits = tuple(self.discard_limit(self.team_of(s)) for s in range(self.seats))
         object.__setattr__(self, "discard_limits", limits)
-
-    discard_limits: ClassVar[tuple[int, ...]]  # set per instance in __post_init__
 
     @classmethod
     def for_seats(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import NamedTuple, TypeVar
+from typing import Final, NamedTuple, TypeVar
 
 from referee import effects
 from referee.actions import (
@@ -48,10 +48,10 @@ from referee.state import EndReason, Event, EventKind, Outcome, State
 from referee.work import Work
 
 T = TypeVar("T")
-_new = tuple.__new__
-NO_EFFECTS_USED: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
-STOP = StopDiscarding()
-RECRUIT_CHOICES = (Recruit(Side.FACE_UP), Recruit(Side.FACE_DOWN))
+_new: Final = tuple.__new__
+NO_EFFECTS_USED: Final[tuple[frozenset[str], frozenset[str]]] = (frozenset(), frozenset())
+STOP: Final = StopDiscarding()
+RECRUIT_CHOICES: Final = (Recruit(Side.FACE_UP), Recruit(Side.FACE_DOWN))
 
 
 def shuffled(items: Sequence[T], rng: random.Random) -> list[T]:
@@ -133,8 +133,8 @@ def new_game(
 
 #: the last state asked about: a bot asks, then apply() checks the same state again
 _last: tuple[object, tuple[Action, ...]] = (None, ())
-_DISCARDS: dict[Counts, tuple[Action, ...]] = {}
-_PLAYS: dict[Counts, tuple[Action, ...]] = {}
+_DISCARDS: Final[dict[Counts, tuple[Action, ...]]] = {}
+_PLAYS: Final[dict[Counts, tuple[Action, ...]]] = {}
 
 
 def _discard_actions(hand: Counts) -> tuple[Action, ...]:
@@ -193,7 +193,7 @@ def _retrieve_actions(state: State) -> tuple[Action, ...]:
     return tuple(Retrieve(a, r) for a in ids for r in (False, True))
 
 
-_LEGAL: dict[Decision, Callable[[State], tuple[Action, ...]]] = {
+_LEGAL: Final[dict[Decision, Callable[[State], tuple[Action, ...]]]] = {
     Decision.DISCARD: lambda s: _discard_actions(s.hands[s.actor]),
     Decision.PLAY: lambda s: _play_actions(s.hands[s.actor]),
     Decision.NAME_FACE_UP: lambda s: tuple(NameFaceUp(m) for m in s.config.teams[s.active]),
@@ -439,7 +439,7 @@ def _on_retrieve(w: Work, action: Action) -> None:
     _run(w)
 
 
-_HANDLERS: dict[Decision, Callable[[Work, Action], None]] = {
+_HANDLERS: Final[dict[Decision, Callable[[Work, Action], None]]] = {
     Decision.DISCARD: _on_discard,
     Decision.PLAY: _on_play,
     Decision.NAME_FACE_UP: _on_name_face_up,

@@ -7,7 +7,7 @@ itself, so the rule lists (phases.py) can name these types without importing the
 
 from __future__ import annotations
 
-from typing import NamedTuple, Optional
+from typing import NamedTuple, Optional, cast
 
 from referee.actions import Side
 from referee.cards import Agent, BlackMarket, FastEnum
@@ -76,15 +76,17 @@ class Event(NamedTuple):
         return out
 
 
-#: the event log is a cons list (event, older) so appending stays O(1) on frozen state
-Log = Optional[tuple[Event, "Log"]]  # noqa: UP045 - a runtime alias, kept explicit
+#: the event log is a cons list (event, older) so appending stays O(1) on frozen state.
+#: The tail is another ``Log``; it is typed ``object`` because mypyc (the compiled build,
+#: referee/setup.py) recurses without end on a recursive alias.
+Log = Optional[tuple[Event, object]]  # noqa: UP045 - a runtime alias, kept explicit
 
 
 def log_events(log: Log) -> tuple[Event, ...]:
     out: list[Event] = []
     while log is not None:
         out.append(log[0])
-        log = log[1]
+        log = cast(Log, log[1])
     out.reverse()
     return tuple(out)
 

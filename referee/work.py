@@ -7,6 +7,8 @@ move, recruit, log) are the only places that touch hands, the deck and the meepl
 
 from __future__ import annotations
 
+from typing import Final
+
 from referee.actions import Decision
 from referee.cards import (
     BOARD_SIZE,
@@ -20,7 +22,7 @@ from referee.events import Event, EventKind, Log, Outcome, Task
 from referee.phases import Phases
 from referee.state import State
 
-_new = tuple.__new__
+_new: Final = tuple.__new__
 
 
 class Work:
