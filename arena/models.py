@@ -15,6 +15,8 @@ class BotKind(models.TextChoices):
     HOUSE = "house", "house"
     #: dials in over gRPC with its token
     REMOTE = "remote", "remote"
+    #: uploaded code the arena runs in a sandbox (``arena.hosting``), on the bot host's stream
+    HOSTED = "hosted", "hosted"
 
 
 class Bot(models.Model):

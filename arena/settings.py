@@ -77,6 +77,7 @@ INSTALLED_APPS = [
     "arena.apps.ArenaConfig",
     "arena.ratings.apps.RatingsConfig",
     "arena.analytics.apps.AnalyticsConfig",
+    "arena.hosting.apps.HostingConfig",
     "leaderboard.apps.LeaderboardConfig",
     "workers.apps.WorkersConfig",
 ]
