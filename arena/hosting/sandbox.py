@@ -290,6 +290,8 @@ class Sandbox:
             stderr=subprocess.PIPE,
             preexec_fn=lambda: _rlimits(self.limits),  # noqa: PLW1509 - no threads needed
             close_fds=True,
+            # its own process group, which kill() ends whole
+            start_new_session=True,
         )
         threading.Thread(target=self._read_replies, daemon=True).start()
         self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True)
