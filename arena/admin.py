@@ -7,7 +7,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from arena.models import Bot, Entry, League, Match, Participation, Round
+from arena.models import Bot, DealMode, Entry, League, Match, MatchStatus, Participation, Round
 from arena.services import leagues as svc
 from arena.services.rounds import do_schedule_round
 
@@ -63,12 +63,8 @@ class LeagueForm(forms.ModelForm):  # type: ignore[type-arg]
         if self.errors:
             return data
         try:
-            values = {
-                f: data[f]
-                for f in svc.LeagueSettings.__dataclass_fields__
-                if f in data and f != "seed"
-            }
-            settings_ = svc.LeagueSettings(**values, seed=data.get("seed"))
+            values = {f: data[f] for f in svc.LeagueSettings.__dataclass_fields__ if f in data}
+            settings_ = svc.LeagueSettings(**values)
             svc.check_league_settings(settings_, league=self.instance if self.instance.pk else None)
             text = (data.get("schedule_text") or "").strip()
             spec = svc.ScheduleSpec.parse(text) if text else None
@@ -84,8 +80,30 @@ class LeagueForm(forms.ModelForm):  # type: ignore[type-arg]
         return data
 
 
+class EntryFormSet(forms.BaseInlineFormSet):  # type: ignore[type-arg]
+    """The entries typed in with the league: a mirrored league takes house bots only
+    (``arena.deals``), whether it is being created or edited."""
+
+    def clean(self) -> None:
+        super().clean()
+        if getattr(self.instance, "deals", None) != DealMode.MIRRORED:
+            return
+        bots = [
+            f.cleaned_data["bot"]
+            for f in self.forms
+            if f.cleaned_data.get("bot") is not None
+            and f.cleaned_data.get("active", True)
+            and not f.cleaned_data.get("DELETE")
+        ]
+        try:
+            svc.check_memory_controlled(bots)
+        except svc.LeagueError as exc:
+            raise forms.ValidationError(str(exc)) from None
+
+
 class EntryInline(admin.TabularInline):  # type: ignore[type-arg]
     model = Entry
+    formset = EntryFormSet
     extra = 0
     fields = ["bot", "active", "created_at"]
     readonly_fields = ["created_at"]
@@ -109,10 +127,6 @@ class LeagueAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
             from referee.config import RULESETS
 
             obj.ruleset_version = RULESETS[obj.ruleset].version
-            if not obj.seed:
-                import secrets
-
-                obj.seed = secrets.randbits(48)
         super().save_model(request, obj, form, change)
         svc.do_set_schedule(obj, form.cleaned_data.get("schedule_spec"))
 
@@ -176,6 +190,29 @@ class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     list_filter = ["status", "end_reason", "rated", "league"]
     list_select_related = ["league", "round"]
     inlines = [ParticipationInline]
+
+    def get_exclude(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        # the deal's secret: an operator's screen is no place for it while a bot could
+        # still use it (the replay holds it once the match is over)
+        exclude = list(super().get_exclude(request, obj) or [])
+        if obj is None or obj.status != MatchStatus.FINISHED or _deal_in_play(obj):
+            exclude.append("deck_seed")
+        return exclude
+
+
+def _deal_in_play(match: Match) -> bool:
+    """Whether the other game of a mirrored pair, dealt from the same seed, still plays."""
+    return (
+        Match.objects.filter(
+            round_id=match.round_id,
+            pairing_key=match.pairing_key,
+            pair_index=match.pair_index,
+            deck_seed=match.deck_seed,
+        )
+        .exclude(pk=match.pk)
+        .filter(status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING])
+        .exists()
+    )
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

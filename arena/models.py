@@ -4,9 +4,15 @@ their replays and participations (the leagues issue). Ratings are in ``arena.rat
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import RegexValidator
 from django.db import models
 
+from arena import names
+from arena.deals import SEED_DIGITS
 from arena.runner.faults import FaultCause
 
 
@@ -30,7 +36,12 @@ class Bot(models.Model):
         related_name="bots",
         help_text="empty for house bots",
     )
-    name = models.CharField(max_length=64, unique=True)
+    #: the rule of ``arena.names``, also for the admin and as a check constraint
+    name = models.CharField(
+        max_length=names.MAX_LENGTH,
+        unique=True,
+        validators=[RegexValidator(names.ANCHORED, f"use {names.RULE}")],
+    )
     kind = models.CharField(max_length=16, choices=BotKind.choices, default=BotKind.REMOTE)
     # sha256 hex of the token. Tokens are 32 random bytes, so a fast unsalted hash is
     # enough (nothing to brute-force) and lets the gateway look a token up by its hash.
@@ -50,6 +61,11 @@ class Bot(models.Model):
 
     class Meta:
         ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(name__regex=names.ANCHORED), name="bot_name_rule"
+            )
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -58,6 +74,14 @@ class Bot(models.Model):
     def spec(self) -> str:
         """The referee bot a house bot plays with."""
         return self.house_spec or self.name
+
+    @property
+    def memory_controlled(self) -> bool:
+        """Whether the arena controls what this bot remembers between matches: house bots
+        are made afresh for every match. A dial-in bot keeps whatever it likes, so it may
+        not play mirrored pairs (``arena.deals``). Hosted bots restarted per match would
+        say True here too."""
+        return self.kind == BotKind.HOUSE
 
 
 class BotVersion(models.Model):
@@ -106,10 +130,51 @@ class LeagueStatus(models.TextChoices):
     FINISHED = "finished", "finished"
 
 
+class DealMode(models.TextChoices):
+    """How the two games of a pairing are dealt (``arena.deals``)."""
+
+    #: every match its own secret seed (deck and first team): the default
+    INDEPENDENT = "independent", "independent deals"
+    #: both games of a pair on one deck, teams swapped: only for bots whose memory the
+    #: arena controls
+    MIRRORED = "mirrored", "mirrored pairs"
+
+
+class SeedField(models.CharField):  # type: ignore[type-arg]
+    """A match seed (``arena.deals.SEED_BITS`` bits) stored as its decimal digits, read
+    back as an ``int``. Text, because neither bigint nor SQLite's numbers hold 128 bits
+    (SQLite would round a wider NUMERIC to a float); the canonical ``str(int)`` keeps
+    equality comparisons in SQL exact, and a bigint column converts to it as it is."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("max_length", SEED_DIGITS)
+        super().__init__(*args, **kwargs)
+
+    def from_db_value(self, value: Any, expression: object, connection: object) -> int | None:
+        return None if value is None else int(value)
+
+    def to_python(self, value: Any) -> int | None:  # type: ignore[override]
+        if value is None or value == "":
+            return None
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            raise ValidationError(f"a seed is a whole number, not {value!r}") from None
+
+    def get_prep_value(self, value: Any) -> str | None:
+        if value is None or hasattr(value, "resolve_expression"):
+            return value  # type: ignore[no-any-return]
+        number = int(value)
+        if number < 0:
+            raise ValueError("a seed is not negative")
+        return str(number)
+
+
 class League(models.Model):
-    """A competition: its bots (entries) meet round after round, each pairing as mirrored
-    pairs of games. The game settings are fixed once a round exists (see
-    ``check_league_update``); the schedule, K, time control and policies may change."""
+    """A competition: its bots (entries) meet round after round, each pairing as pairs of
+    games with the teams swapped, dealt independently (or mirrored, see ``deals``). The
+    game settings are fixed once a round exists (see ``check_league_settings``); the
+    schedule, K, time control and policies may change."""
 
     name = models.CharField(max_length=80, unique=True)
     slug = models.SlugField(max_length=80, unique=True)
@@ -128,7 +193,10 @@ class League(models.Model):
         blank=True,
         related_name="league",
     )
-    #: mirrored pairs (2 games each) per pairing per round
+    #: independent deals (default) or mirrored pairs (house bots only: ``arena.deals``)
+    deals = models.CharField(max_length=16, choices=DealMode.choices,
+                             default=DealMode.INDEPENDENT)
+    #: pairs of games (teams swapped) per pairing per round
     pairs_per_pairing = models.PositiveSmallIntegerField(default=1)
     decision_ms = models.PositiveIntegerField(default=5_000)
     bank_ms = models.PositiveIntegerField(default=60_000)
@@ -136,6 +204,9 @@ class League(models.Model):
     fault_policy = models.JSONField(default=dict, blank=True)
     #: how long a remote seat waits for its bot at the start of a match
     connect_grace_ms = models.PositiveIntegerField(default=2_000)
+    #: how long a remote bot whose stream dropped mid-match may take to come back (on any
+    #: gateway) before it is charged ``disconnect``; the arena's own faults void instead
+    reconnect_grace_ms = models.PositiveIntegerField(default=30_000)
     #: a remote bot not connected at the start: retry the match this many times ...
     no_show_retries = models.PositiveSmallIntegerField(default=3)
     #: ... spread over this window, then it forfeits as ``no_show``
@@ -149,8 +220,6 @@ class League(models.Model):
     status = models.CharField(
         max_length=16, choices=LeagueStatus.choices, default=LeagueStatus.ACTIVE
     )
-    #: seeds the groupings of team leagues and every match's deck
-    seed = models.BigIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -236,9 +305,10 @@ class MatchEndReason(models.TextChoices):
 
 
 class Match(models.Model):
-    """One game of a mirrored pair. Lifecycle (``arena.services.leagues``):
-    queued -(claim)-> running -(finish)-> finished | void, and running -(void attempt)->
-    queued when infrastructure failed; an expired lease is claimed again (attempts + 1)."""
+    """One game of a pair (the pairing's teams swap between its two games). Lifecycle
+    (``arena.services.leagues``): queued -(claim)-> running -(finish)-> finished | void,
+    and running -(void attempt)-> queued when infrastructure failed; an expired lease is
+    claimed again (attempts + 1)."""
 
     league = models.ForeignKey(League, on_delete=models.CASCADE, related_name="matches")
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="matches")
@@ -248,10 +318,12 @@ class Match(models.Model):
     slot = models.PositiveIntegerField(default=0)
     #: which mirrored pair of the pairing (0 .. pairs_per_pairing - 1)
     pair_index = models.PositiveSmallIntegerField(default=0)
-    #: 0: the pairing's first team plays team A; 1: teams swapped, same deck
+    #: 0: the pairing's first team plays team A; 1: teams swapped
     mirror = models.PositiveSmallIntegerField(default=0)
-    deck_seed = models.BigIntegerField()
-    #: the team that plays first (0 = A), the same in both games of a pair
+    #: the secret the deal comes from (``arena.deals``): shown nowhere until the match is
+    #: over (its replay holds it then); shared by both games of a mirrored pair only
+    deck_seed = SeedField()
+    #: the team that plays first (0 = A), ``arena.deals.first_team_of(deck_seed)``
     first_team = models.PositiveSmallIntegerField(default=0)
     status = models.CharField(
         max_length=16, choices=MatchStatus.choices, default=MatchStatus.QUEUED
@@ -308,7 +380,7 @@ class Match(models.Model):
 
     @property
     def unit(self) -> str:
-        """The mirrored pair this game belongs to (both games share the deck)."""
+        """The pair this game belongs to (both games share the deck if mirrored)."""
         return f"{self.round_id}:{self.pairing_key}:{self.pair_index}"
 
 

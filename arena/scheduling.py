@@ -8,22 +8,27 @@ each group plays every way of splitting it into teams, so each entry partners an
 each group-mate equally within the round; the grouping that repeats past meetings least is
 chosen, so partners and opponents even out over the rounds.
 
-Every pairing is played as a **mirrored pair**: two games on the same shuffled deck with the
-teams swapped (spec section 9). ``mirror_games`` names the two games; their ``key`` is
-stable, so a unique constraint on it makes scheduling the same round twice harmless.
+Every pairing is played as a **pair** of games with the teams swapped, so each side is
+team A once. ``pair_games`` names the two games; their ``key`` is stable, so a unique
+constraint on it makes scheduling the same round twice harmless. By default each game is
+dealt from a secret seed of its own (**independent deals**); a league of house bots only
+may play **mirrored pairs** (both games on one deck, spec section 9): ``arena.deals`` says
+why. Seeds come from ``new_seed`` (``arena.deals.new_seed`` unless a test passes its own).
 """
 
 from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+
+from arena.deals import first_team_of, new_seed
 
 
 @dataclass(frozen=True)
 class Pairing:
-    """One meeting of two teams within a round, played as a mirrored pair of games."""
+    """One meeting of two teams within a round, played as a pair of games (teams swapped)."""
 
     slot: int  # pairings of one slot share no entry
     index: int  # position within the round, stable for a given entry list
@@ -43,8 +48,14 @@ class ScheduledGame:
     mirror: int  # 0: pairing.team_a plays team A; 1: the teams are swapped
     team_a: tuple[int, ...]
     team_b: tuple[int, ...]
-    seed: int  # the deck's seed, shared by both games of the pair
-    pair_index: int = 0  # which mirrored pair of the pairing (leagues may play several)
+    seed: int  # the deal's secret seed (shared by both games of a mirrored pair only)
+    pair_index: int = 0  # which pair of the pairing (leagues may play several)
+
+    @property
+    def first_team(self) -> int:
+        """Drawn from the seed: a mirrored pair's games share it, and as the teams swap,
+        each side starts once."""
+        return first_team_of(self.seed)
 
 
 def circle_slots(entries: Sequence[int]) -> list[list[tuple[int, int]]]:
@@ -135,19 +146,20 @@ def _grouping(entries: Sequence[int], seats: int, rng: random.Random) -> list[li
     return groups
 
 
-def mirror_games(
-    pairing: Pairing, league_seed: int, round_number: int, pair_index: int = 0
+def pair_games(
+    pairing: Pairing,
+    *,
+    mirrored: bool = False,
+    pair_index: int = 0,
+    new_seed: Callable[[], int] = new_seed,
 ) -> list[ScheduledGame]:
-    """The two games of a mirrored pair: same deck seed, teams swapped. A pairing playing
-    several pairs per round gets a deck per ``pair_index`` (pair 0 keeps the seed it always
-    had)."""
-    source = f"{league_seed}:{round_number}:{pairing.key}"
-    if pair_index:
-        source += f":{pair_index}"
-    deck_seed = int.from_bytes(random.Random(source).randbytes(6), "big")
+    """The two games of a pair, the teams swapped: each dealt from a fresh secret seed, or
+    (``mirrored``) both from one."""
+    first = new_seed()
+    second = first if mirrored else new_seed()
     return [
-        ScheduledGame(pairing, 0, pairing.team_a, pairing.team_b, deck_seed, pair_index),
-        ScheduledGame(pairing, 1, pairing.team_b, pairing.team_a, deck_seed, pair_index),
+        ScheduledGame(pairing, 0, pairing.team_a, pairing.team_b, first, pair_index),
+        ScheduledGame(pairing, 1, pairing.team_b, pairing.team_a, second, pair_index),
     ]
 
 

@@ -92,6 +92,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "leaderboard.csp.ContentSecurityPolicyMiddleware",
 ]
 
 ROOT_URLCONF = "arena.urls"
@@ -213,6 +214,16 @@ GATEWAY_RATE_LIMIT_PER_SECOND = env_int("GATEWAY_RATE_LIMIT_PER_SECOND", default
 GATEWAY_RATE_LIMIT_BURST = env_int("GATEWAY_RATE_LIMIT_BURST", default=40, minimum=1)
 #: Cap on the matches a bot may ask to play at once (Hello.max_concurrent_matches).
 GATEWAY_MAX_CONCURRENT_MATCHES = env_int("GATEWAY_MAX_CONCURRENT_MATCHES", default=16, minimum=1)
+# Failed token attempts a peer address may make: a burst, then this many a minute.
+GATEWAY_AUTH_FAILURE_BURST = env_int("GATEWAY_AUTH_FAILURE_BURST", default=20, minimum=1)
+GATEWAY_AUTH_FAILURES_PER_MINUTE = env_int(
+    "GATEWAY_AUTH_FAILURES_PER_MINUTE", default=20, minimum=1
+)
+# Open streams' tokens are checked again this often (a backstop to the relay's notice).
+GATEWAY_TOKEN_RECHECK_SECONDS = env_int("GATEWAY_TOKEN_RECHECK_SECONDS", default=60, minimum=1)
+# PEM files: the gateway serves TLS when both are set (tokens are bearer secrets).
+GATEWAY_TLS_CERT = env_str("GATEWAY_TLS_CERT", default="")
+GATEWAY_TLS_KEY = env_str("GATEWAY_TLS_KEY", default="")
 
 # ---------------------------------------------------------------- health checks
 
@@ -254,7 +265,8 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # JSON with a nesting limit (a 1,000-deep body ran Python's parser out of stack)
+    "DEFAULT_PARSER_CLASSES": ["leaderboard.api.parsers.BoundedJSONParser"],
     "EXCEPTION_HANDLER": "leaderboard.api.errors.exception_handler",
     # throttles count by the peer address, never by a client's X-Forwarded-For (DRF's
     # default trusts that header, and a made-up address per request escaped every limit)

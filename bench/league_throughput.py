@@ -46,6 +46,7 @@ import django  # noqa: E402
 
 django.setup()
 
+from arena.deals import house_bot_seed  # noqa: E402
 from arena.models import Match, MatchStatus  # noqa: E402
 from arena.services import leagues as svc  # noqa: E402
 from arena.services.matches import game_config  # noqa: E402
@@ -104,7 +105,7 @@ def stop_workers(procs: list[subprocess.Popen[bytes]]) -> None:
 
 
 def make_league(bots: int, tag: str) -> int:
-    league = svc.do_create_league(svc.LeagueSettings(name=f"bench {tag}", seed=11))
+    league = svc.do_create_league(svc.LeagueSettings(name=f"bench {tag}"))
     for i in range(bots):
         spec = "greedy" if i % 2 else "random"
         bot = svc.do_create_house_bot(f"bench-{spec}-{i}", spec)
@@ -137,7 +138,8 @@ def bare_referee_seconds(match_ids: list[int]) -> float:
     for m in Match.objects.filter(pk__in=match_ids).select_related("league"):
         parts = list(m.participations.select_related("bot").order_by("seat"))
         config = game_config(m.league, m, parts)
-        games.append((config, m.deck_seed, [(p.bot.spec, m.deck_seed * 8 + p.seat) for p in parts]))
+        bot_seeds = [(p.bot.spec, house_bot_seed(m.deck_seed, p.seat)) for p in parts]
+        games.append((config, m.deck_seed, bot_seeds))
     t0 = time.perf_counter()
     for config, seed, seats in games:
         play_game(config, seed, [make_bot(spec, s) for spec, s in seats])

@@ -8,9 +8,11 @@
 3. the relay alone: the runner's request through Redis to a gateway process's relay and
    straight back (no gRPC, no bot), to show where the time goes;
 4. the whole path: runner (this process) -> Redis relay -> gateway (another process) ->
-   SDK bot (two more processes, the example RandomBot) -> back, as the runner measures it
-   from sending the request to reading the answer; whole games of two remote bots until
-   enough decisions were asked.
+   SDK bot (two more processes, the example RandomBot) -> back, twice: as the runner waits
+   for it (its wall time around each remote decision) and as the bot is charged (the
+   gateway's measure, from writing the request to the stream to reading the answer, as
+   the replay records it); whole games of two remote bots until enough decisions were
+   asked.
 
 Needs Redis (REDIS_URL, default redis://127.0.0.1:6379/0), no database: the gateway
 knows the two bench bots from a fixed token table. Prints figures; asserts nothing.
@@ -207,13 +209,23 @@ def relay_only(n: int) -> list[float]:
         relay.close()
 
 
-def whole_path(n: int) -> tuple[list[float], float, int]:
+def whole_path(n: int) -> tuple[list[float], list[float], float, int]:
     import django
 
     django.setup()
     from arena.relay.redis import RedisRunnerRelay
     from arena.runner import RemoteSeat, TimeControl, run_match
     from referee import GameConfig
+
+    walls: list[float] = []
+
+    class TimedSeat(RemoteSeat):
+        def ask(self, ctx, seat, ask):  # type: ignore[no-untyped-def]
+            t = time.perf_counter()
+            try:
+                return super().ask(ctx, seat, ask)
+            finally:
+                walls.append((time.perf_counter() - t) * 1000)
 
     prefix = f"bench-{uuid.uuid4().hex[:8]}"
     gateway, port = spawn([__file__, "--role", "gateway", "--prefix", prefix])
@@ -231,7 +243,7 @@ def whole_path(n: int) -> tuple[list[float], float, int]:
             )
         while not all(relay.is_connected(bot_id) for bot_id, _ in TOKENS.values()):
             time.sleep(0.05)
-        seats = [RemoteSeat(bot_id, name, relay) for bot_id, name in TOKENS.values()]
+        seats = [TimedSeat(bot_id, name, relay) for bot_id, name in TOKENS.values()]
         latencies: list[float] = []
         games = 0
         started = time.perf_counter()
@@ -247,7 +259,7 @@ def whole_path(n: int) -> tuple[list[float], float, int]:
             latencies += [d.latency_ms for d in outcome.record.decisions if d.latency_ms]
             games += 1
         elapsed = time.perf_counter() - started
-        return latencies, len(latencies) / elapsed, games
+        return latencies, walls, len(latencies) / elapsed, games
     finally:
         for bot in bots:
             bot.terminate()
@@ -278,14 +290,16 @@ def main() -> int:
     redis_ms = stats(raw_redis(n))
     grpc_ms = stats(raw_grpc(n))
     relay_ms = stats(relay_only(n))
-    path, rate, games = whole_path(n)
-    path_ms = stats(path)
+    path, walls, rate, games = whole_path(n)
+    path_ms = stats(walls)
+    charged_ms = stats(path)
     print(f"{'round trip (ms)':<44}{'n':>7}{'p50':>9}{'p90':>9}{'p99':>9}{'mean':>9}")
     for label, s in [
         ("raw Redis PING", redis_ms),
         ("raw gRPC bidi ping-pong", grpc_ms),
         ("relay only: runner-Redis-gateway loop-back", relay_ms),
         ("decision: runner-relay-gateway-SDK bot-back", path_ms),
+        ("  of which charged to the bot (gateway's)", charged_ms),
     ]:
         row = "".join(f"{s[k]:>9.3f}" for k in ("p50", "p90", "p99", "mean"))
         print(f"{label:<44}{s['n']:>7}{row}")
@@ -294,6 +308,10 @@ def main() -> int:
     print(
         f"target p50 <= 2 x (raw gRPC + raw Redis) = {budget:.3f} ms: {verdict} "
         f"({path_ms['p50'] / (grpc_ms['p50'] + redis_ms['p50']):.2f} x)"
+    )
+    print(
+        f"charged / runner's wall time, p50: {charged_ms['p50'] / path_ms['p50']:.2f} "
+        "(the rest is the arena's: runner, Redis, gateway)"
     )
     print(f"{games} games, {rate:,.0f} remote decisions/s through the whole path, one runner")
     return 0

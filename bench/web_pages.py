@@ -3,7 +3,7 @@ the match list API and a replay's JSON, each beside trivial views measured in th
 run (the site's layout with one query; one row through DRF), with the ratio of p95s.
 
 Data (made once, reused by later runs; ``--regenerate`` makes it again): 1,000 bots,
-20 leagues of 50, 200,000 finished matches in mirrored pairs (200 rounds per league) with
+20 leagues of 50, 200,000 finished matches in pairs (200 rounds per league) with
 their 400,000 participations, live and batch ratings, and a replay per match (20 real
 small replays, reused), written with ``bulk_create`` into a PostgreSQL database of its own.
 
@@ -37,6 +37,7 @@ DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/agent_avenue_web_bench"
 def setup_django(url: str) -> None:
     os.environ["DATABASE_URL"] = url
     os.environ["DEBUG"] = "0"
+    os.environ["HTTPS_ONLY"] = "0"  # the test client speaks plain HTTP
     os.environ.setdefault("SECRET_KEY", "bench-only-" + "x" * 40)
     os.environ["ALLOWED_HOSTS"] = "testserver,localhost"
     os.environ.pop("REDIS_URL", None)
@@ -114,7 +115,7 @@ def generate() -> None:
             batch_size=2000,
         )
         leagues = League.objects.bulk_create(
-            [League(name=f"League {i:02d}", slug=f"league-{i:02d}", seed=i) for i in range(LEAGUES)]
+            [League(name=f"League {i:02d}", slug=f"league-{i:02d}") for i in range(LEAGUES)]
         )
         entries = Entry.objects.bulk_create(
             [Entry(league=leagues[i % LEAGUES], bot=b) for i, b in enumerate(bots)],
@@ -145,8 +146,8 @@ def generate() -> None:
         rng.shuffle(pool)
         for slot in range(0, len(pool), 2):
             a, b = pool[slot], pool[slot + 1]
-            deck = rng.getrandbits(48)
             for mirror, (x, y) in enumerate(((a, b), (b, a))):
+                deck = rng.getrandbits(128)  # synthetic data: independent deals
                 p_x = 1 / (1 + 10 ** ((strength[y.pk] - strength[x.pk]) / 400))
                 winner = 0 if rng.random() < p_x else 1
                 when = start + step * len(matches)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.urls import register_converter
 
+from arena import names
+
 
 class IdConverter:
     """A positive id that fits PostgreSQL's bigint."""
@@ -18,7 +20,9 @@ class IdConverter:
 
 
 class BotNameConverter:
-    regex = "[A-Za-z0-9._-]{1,64}"
+    """A name that keeps the bot name rule (others were never given: 404)."""
+
+    regex = names.PATTERN
 
     def to_python(self, value: str) -> str:
         return value

@@ -3,6 +3,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
+from arena import names
 from arena.services.bots import BotError, check_bot_name
 
 
@@ -12,9 +13,9 @@ class SignUpForm(UserCreationForm):  # type: ignore[type-arg]
 
 class BotNameForm(forms.Form):
     name = forms.CharField(
-        max_length=64,
-        help_text="1-64 letters, digits, '-', '_' or '.'",
-        widget=forms.TextInput(attrs={"autocomplete": "off", "pattern": "[A-Za-z0-9._-]{1,64}"}),
+        max_length=names.MAX_LENGTH,
+        help_text=names.RULE,
+        widget=forms.TextInput(attrs={"autocomplete": "off", "pattern": names.HTML_PATTERN}),
     )
 
     def clean_name(self) -> str:

@@ -112,11 +112,13 @@ def league(request: HttpRequest, slug: str) -> HttpResponse:
         shown = shown_round()
         if shown is None:
             return []
-        return (
+        rows = list(
             shown.matches.select_related("league", "round")
             .prefetch_related(match_reads.seats_prefetch())
             .order_by("id")
         )
+        replays.withhold(rows)
+        return rows
 
     next_round, schedule_note = league_reads.next_round_at(obj)
     return render(
@@ -149,6 +151,9 @@ def bot(request: HttpRequest, name: str) -> HttpResponse:
         return not_found(request, f"There is no bot named {name!r}.")
     obj, version = found
     league_slug = request.GET.get("league") or None
+    # a NUL, say, is no text PostgreSQL takes: the query would fail, the page answer 500
+    if league_slug and not match_reads.SLUG.fullmatch(league_slug):
+        return error_page(request, 400, "Bad request", "league must be a league's slug")
     if league_slug and not obj.live_ratings.filter(league__slug=league_slug[:80]).exists():
         return not_found(request, f"{obj.name} has not played in a league {league_slug!r}.")
 
@@ -219,8 +224,17 @@ def match(request: HttpRequest, pk: int) -> HttpResponse:
         return not_found(request, f"There is no match {pk}.")
     state = replays.replay_state(obj)
     partner = replays.pair_partner_playing(obj) if state == "withheld" else None
+    if partner is not None:
+        replays.withhold([obj])
     seats = list(obj.participations.all())
     teams = [[p for p in seats if p.team == t] for t in (0, 1)]
+    ending = None
+    if state == "available":
+        # whose condition won, in words (the viewer's last frame; its frames are cached)
+        try:
+            ending = replays.viewer_json(obj, "spectator")["frames"][-1].get("ending")
+        except replays.ReplayUnavailable:
+            ending = None
     return render(
         request,
         "leaderboard/match.html",
@@ -234,6 +248,7 @@ def match(request: HttpRequest, pk: int) -> HttpResponse:
             "replay_url": reverse("api:match-replay", args=[obj.pk]),
             "live": state == "live",
             "dropped": match_reads.dropped_answers(obj.pk),
+            "ending": ending,
         },
     )
 

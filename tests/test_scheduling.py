@@ -7,7 +7,8 @@ from collections import Counter
 
 import pytest
 
-from arena.scheduling import circle_slots, meetings, mirror_games, round_pairings
+from arena.deals import SEED_BITS, first_team_of
+from arena.scheduling import circle_slots, meetings, pair_games, round_pairings
 
 
 @pytest.mark.parametrize("n", [2, 3, 4, 5, 8, 11, 16])
@@ -28,16 +29,29 @@ def test_circle_slots_with_a_bye() -> None:
     assert len(slots) == 3 and all(len(s) == 1 for s in slots)
 
 
-def test_mirrored_pair_shares_the_deck_and_swaps_teams() -> None:
+def test_a_pair_swaps_teams_and_deals_each_game_from_its_own_secret_seed() -> None:
     p = round_pairings([1, 2, 3, 4], 2, round_number=3, seed=9)[0]
-    g0, g1 = mirror_games(p, league_seed=9, round_number=3)
-    assert g0.seed == g1.seed
+    games = [g for _ in range(50) for g in pair_games(p)]
+    g0, g1 = games[:2]
     assert (g0.team_a, g0.team_b) == (g1.team_b, g1.team_a)
     assert (g0.mirror, g1.mirror) == (0, 1)
-    # stable: scheduling the same round again gives the same keys and seeds
+    seeds = [g.seed for g in games]
+    assert len(set(seeds)) == len(seeds), "every game its own deal"
+    assert all(0 <= s < 2**SEED_BITS for s in seeds) and max(seeds) >= 2**(SEED_BITS - 8)
+    assert all(g.first_team == first_team_of(g.seed) for g in games)
+    assert {g.first_team for g in games} == {0, 1}
+    # the same pairing scheduled again (same round, same entries) is dealt anew: nothing
+    # public decides a deal
     again = round_pairings([4, 3, 2, 1], 2, round_number=3, seed=9)[0]
-    assert again.key == p.key and mirror_games(again, 9, 3)[0].seed == g0.seed
-    assert mirror_games(p, 9, 4)[0].seed != g0.seed, "each round deals new decks"
+    assert again.key == p.key and pair_games(again)[0].seed not in seeds
+
+
+def test_a_mirrored_pair_shares_one_secret_deck() -> None:
+    p = round_pairings([1, 2], 2, round_number=1, seed=1)[0]
+    g0, g1 = pair_games(p, mirrored=True, pair_index=1)
+    assert g0.seed == g1.seed and g0.first_team == g1.first_team
+    assert (g0.team_a, g0.team_b) == (g1.team_b, g1.team_a) and g0.pair_index == 1
+    assert pair_games(p, mirrored=True)[0].seed != g0.seed
 
 
 @pytest.mark.parametrize(("seats", "n"), [(4, 4), (4, 8), (4, 6), (3, 3), (3, 7)])

@@ -24,9 +24,19 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 
 from agent_avenue.v1 import arena_pb2 as pb
+from arena.gateway import notices
 from arena.gateway.auth import Authenticator
 from arena.gateway.config import GatewayConfig
-from arena.gateway.session import Session, Unreadable, error_message, parse_bot_message
+from arena.gateway.limits import FailedAuthLimiter, peer_host
+from arena.gateway.recheck import TokenRecheck
+from arena.gateway.session import (
+    TRANSPORT_LIMIT,
+    Oversized,
+    Session,
+    Unreadable,
+    bot_message_parser,
+    error_message,
+)
 from arena.relay.base import GatewayRelay, Inbound, InboundKind, RelayError
 from arena.services.bots import BotIdentity
 from avenue_sdk.protocol.convert import PROTOCOL_VERSION, SUPPORTED_VERSIONS
@@ -58,9 +68,18 @@ class Gateway:
         self._db = ThreadPoolExecutor(max_workers=4, thread_name_prefix="gateway-db")
         self._nonces = itertools.count(1)
         self._cleanups: set[asyncio.Task[None]] = set()
+        #: shutting down: the streams it ends are the arena's doing, not the bots'
+        self.draining = False
+        self.failed_auth = FailedAuthLimiter(
+            config.auth_failures_per_minute, config.auth_failure_burst
+        )
+        self.recheck = TokenRecheck(
+            config.token_recheck_s, lambda token: self._blocking(self.auth.authenticate, token)
+        )
 
     async def start(self) -> None:
         await self.relay.start()
+        self.recheck.start()
 
     async def _blocking(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._db, fn, *args)
@@ -69,7 +88,7 @@ class Gateway:
 
     async def connect(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:
         try:
-            bot = await self._authenticate(context)
+            bot, token = await self._authenticate(context)
             hello = await self._hello(context)
         except _Refused as refused:
             self.stats[f"refused_{refused.code}"] += 1
@@ -92,13 +111,15 @@ class Gateway:
                 reason = f"the arena cannot reach its relay, try again later ({exc})"
                 session.close(grpc.StatusCode.UNAVAILABLE, reason, "unavailable")
             else:
+                await self._still_valid(session, token)
+                self.recheck.track(session, token)
                 session.welcome(self._welcome(session))
                 tasks = [
                     asyncio.create_task(self._read(session, context)),
                     asyncio.create_task(self._heartbeat(session)),
                 ]
             while (item := await session.outbox.get()) is not None:
-                await context.write(item)
+                await context.write(session.stamp(item))
         finally:
             for task in tasks:
                 task.cancel()
@@ -121,11 +142,21 @@ class Gateway:
         logger.info("bot %s (%s) connected, conn %s", bot.name, bot.bot_id, session.conn_id)
         await self._blocking(self.auth.hello, bot.bot_id, hello.protocol_version, hello.bot_version)
 
-    async def _authenticate(self, context: grpc.aio.ServicerContext) -> BotIdentity:
+    async def _authenticate(self, context: grpc.aio.ServicerContext) -> tuple[BotIdentity, str]:
+        peer = peer_host(context.peer())
+        now = asyncio.get_running_loop().time()
+        wait = self.failed_auth.retry_after(peer, now)
+        if wait > 0:
+            raise _Refused(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                "too_many_failed_tokens",
+                f"too many failed token attempts from {peer}: try again in {wait:.0f} s",
+            )
         metadata = {k.lower(): v for k, v in (context.invocation_metadata() or ())}
         header = metadata.get("authorization", "")
         scheme, _, token = str(header).partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
+            self.failed_auth.failed(peer, now, "no bearer token")
             raise _Refused(
                 grpc.StatusCode.UNAUTHENTICATED,
                 "missing_token",
@@ -133,13 +164,25 @@ class Gateway:
             )
         bot = await self._blocking(self.auth.authenticate, token.strip())
         if bot is None:
+            # Never the token itself, not even in part: logs travel further than secrets.
+            self.failed_auth.failed(peer, now, "unknown, rotated or revoked token")
             raise _Refused(
                 grpc.StatusCode.UNAUTHENTICATED,
                 "invalid_token",
-                f"the bot token {token.strip()[:10]}... is not valid: it is unknown, was "
-                "rotated or revoked, or its bot is deactivated",
+                "the bot token is not valid: it is unknown, was rotated or revoked, or its "
+                "bot is deactivated",
             )
-        return bot
+        return bot, token.strip()
+
+    async def _still_valid(self, session: Session, token: str) -> None:
+        """Check the token again once attached: a revocation between the first check and
+        the relay's routing would otherwise miss this stream (arena.relay.revocation)."""
+        if await self._blocking(self.auth.authenticate, token) is None:
+            session.close(
+                grpc.StatusCode.UNAUTHENTICATED,
+                "the bot token was revoked or rotated while the stream opened",
+                "token_revoked",
+            )
 
     async def _hello(self, context: grpc.aio.ServicerContext) -> pb.Hello:
         try:
@@ -150,6 +193,13 @@ class Gateway:
                 "hello_expected",
                 f"no Hello within {self.config.hello_timeout_s:g} s of opening the stream",
             ) from None
+        if isinstance(first, Oversized):
+            raise _Refused(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                "message_too_large",
+                f"a first message of {first.size} bytes, over the limit of "
+                f"{self.config.max_message_bytes}",
+            )
         if not isinstance(first, pb.BotMessage) or first.WhichOneof("kind") != "hello":
             raise _Refused(
                 grpc.StatusCode.INVALID_ARGUMENT,
@@ -193,6 +243,9 @@ class Gateway:
                     session.close(grpc.StatusCode.OK, "the bot closed its stream")
                     return
                 session.last_heard = session.loop.time()
+                if isinstance(message, Oversized):
+                    await self._too_large(session, message)
+                    return
                 await self._on_message(session, message)
         except asyncio.CancelledError:
             raise
@@ -203,16 +256,17 @@ class Gateway:
         kind = None if isinstance(message, Unreadable) else message.WhichOneof("kind")
         if isinstance(message, pb.BotMessage) and kind == "action":
             action = message.action
+            # measured here, so that the relay's and the runner's delays are not the bot's
+            latency = session.latency_ms(action.match_id, action.seq, session.last_heard)
             if session.answered(action.match_id, action.seq):
-                await self._forward(session, action)
+                await self._forward(session, action, latency)
                 return
         if not session.may_send():
             self.stats["rate_limited"] += 1
             now = session.loop.time()
             if now - session.last_rate_error >= 1.0:
                 session.last_rate_error = now
-                limit = f"{self.config.rate_per_s:g}/s, burst {self.config.rate_burst}"
-                session.send(error_message("rate_limited", f"message dropped: over {limit}"))
+                session.send(notices.rate_limited(self.config, message))
             return
         if isinstance(message, Unreadable) or kind is None:
             await self._malformed(session, message)
@@ -229,7 +283,10 @@ class Gateway:
                     )
                 )
                 return
-            await self._forward(session, action)  # a stale seq: the runner counts it
+            # Not pending: the runner drops and counts it; the bot hears which it got wrong.
+            self.stats["wrong_seq"] += 1
+            session.send(notices.wrong_seq(session, action))
+            await self._forward(session, action)
         elif kind == "ping":
             session.send(
                 pb.ArenaMessage(pong=pb.Pong(nonce=message.ping.nonce)).SerializeToString()
@@ -237,7 +294,9 @@ class Gateway:
         elif kind == "hello":
             session.send(error_message("unexpected_hello", "Hello is only the first message"))
 
-    async def _forward(self, session: Session, action: pb.Action) -> None:
+    async def _forward(
+        self, session: Session, action: pb.Action, latency_ms: float | None = None
+    ) -> None:
         self.stats["actions"] += 1
         await self.relay.send_inbound(
             Inbound(
@@ -246,6 +305,7 @@ class Gateway:
                 action.match_id,
                 action.seq,
                 action.SerializeToString(),
+                latency_ms=latency_ms,
             )
         )
 
@@ -267,6 +327,16 @@ class Gateway:
         await self.relay.send_inbound(
             Inbound(InboundKind.MALFORMED, session.bot.bot_id, match_id, seq, detail=detail)
         )
+
+    async def _too_large(self, session: Session, message: Oversized) -> None:
+        """A message over the limit: the pending decision is a ``message_too_large``
+        fault, and the stream is closed (the bot's other matches learn of it as a
+        disconnect, with this reason)."""
+        self.stats["message_too_large"] += 1
+        reason, notice = notices.too_large(session, message, self.config.max_message_bytes)
+        if notice is not None:
+            await self.relay.send_inbound(notice)
+        session.close(grpc.StatusCode.RESOURCE_EXHAUSTED, reason, "message_too_large")
 
     async def _heartbeat(self, session: Session) -> None:
         interval, timeout = self.config.heartbeat_s, self.config.heartbeat_timeout_s
@@ -294,13 +364,23 @@ class Gateway:
         except Exception:  # noqa: BLE001 - e.g. Redis down: nothing to detach then
             logger.exception("could not attach bot %s", session.bot.name)
         self.sessions.discard(session)
+        self.recheck.forget(session)
         bot = session.bot
         if session.conn_id:
             await self.relay.detach(bot.bot_id, session.conn_id)
         reason = session.closing.reason if session.closing else "the stream ended"
         for match_id in sorted(session.matches):
+            # draining: the runners wait for the bot to come back elsewhere, its clock
+            # stopped, and void the match if it does not (arena.runner.resume)
             await self.relay.send_inbound(
-                Inbound(InboundKind.DISCONNECTED, bot.bot_id, match_id, detail=reason)
+                Inbound(
+                    InboundKind.DISCONNECTED,
+                    bot.bot_id,
+                    match_id,
+                    detail=reason,
+                    arena=self.draining,
+                    conn=session.conn_id,
+                )
             )
         logger.info("bot %s (%s) disconnected: %s", bot.name, bot.bot_id, reason)
         try:
@@ -313,6 +393,7 @@ class Gateway:
     async def shutdown(self, server: grpc.aio.Server, grace: float | None = None) -> None:
         """Stop taking streams, tell every bot to go elsewhere, wait for the cleanups."""
         grace = self.config.shutdown_grace_s if grace is None else grace
+        self.draining = True
         await self.health.enter_graceful_shutdown()
         for session in list(self.sessions):
             session.close(
@@ -323,6 +404,7 @@ class Gateway:
         await server.stop(grace)
         if self._cleanups:
             await asyncio.wait(set(self._cleanups), timeout=grace)
+        await self.recheck.stop()
         await self.relay.stop()
         self._db.shutdown(wait=False)
         logger.info("gateway stopped; counters: %s", dict(self.stats))
@@ -334,7 +416,8 @@ def create_server(address: str, gateway: Gateway) -> tuple[grpc.aio.Server, int]
     limit = gateway.config.max_message_bytes
     server = grpc.aio.server(
         options=[
-            ("grpc.max_receive_message_length", limit),
+            # The gateway's own limit is checked by the deserializer (bot_message_parser).
+            ("grpc.max_receive_message_length", max(TRANSPORT_LIMIT, limit)),
             ("grpc.max_send_message_length", 16 * 1024 * 1024),
             # Transport-level liveness, below the protocol's own Ping/Pong.
             ("grpc.keepalive_time_ms", 20_000),
@@ -348,7 +431,7 @@ def create_server(address: str, gateway: Gateway) -> tuple[grpc.aio.Server, int]
     )
     handler = grpc.stream_stream_rpc_method_handler(
         gateway.connect,
-        request_deserializer=parse_bot_message,
+        request_deserializer=bot_message_parser(limit),
         # Messages reach the stream already serialized (from the relay, or below).
         response_serializer=bytes,
     )
@@ -356,8 +439,12 @@ def create_server(address: str, gateway: Gateway) -> tuple[grpc.aio.Server, int]
         (grpc.method_handlers_generic_handler(SERVICE, {"Connect": handler}),)
     )
     health_pb2_grpc.add_HealthServicer_to_server(gateway.health, server)
+    tls = gateway.config.tls
     try:
-        port = server.add_insecure_port(address)
+        if tls is not None:
+            port = server.add_secure_port(address, tls.credentials())
+        else:
+            port = server.add_insecure_port(address)
     except RuntimeError:  # grpcio >= 1.60 raises where older versions returned 0
         port = 0
     if port == 0:

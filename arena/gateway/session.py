@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -23,6 +24,27 @@ class Unreadable(NamedTuple):
 
     size: int
     error: str
+
+
+class Oversized(NamedTuple):
+    """A message from a bot over the gateway's limit (left unparsed)."""
+
+    size: int
+
+
+#: what gRPC itself takes from a bot: above the gateway's own limit, so that a message
+#: between the two is seen, and recorded as ``message_too_large``; above this one gRPC
+#: cuts the stream without telling why
+TRANSPORT_LIMIT = 16 * 1024 * 1024
+
+
+def bot_message_parser(limit: int) -> Callable[[bytes], pb.BotMessage | Unreadable | Oversized]:
+    """The gateway's request deserializer for messages of at most ``limit`` bytes."""
+
+    def parse(data: bytes) -> pb.BotMessage | Unreadable | Oversized:
+        return Oversized(len(data)) if len(data) > limit else parse_bot_message(data)
+
+    return parse
 
 
 def parse_bot_message(data: bytes) -> pb.BotMessage | Unreadable:
@@ -56,6 +78,14 @@ class TokenBucket:
         return False
 
 
+class Stamped(NamedTuple):
+    """A decision request in the outbox: the time it is written to the stream is noted,
+    to measure the bot's answer from there (``Session.latency_ms``)."""
+
+    payload: bytes
+    key: tuple[str, int]
+
+
 @dataclass
 class Closing:
     status: grpc.StatusCode
@@ -68,12 +98,13 @@ class Session:
     config: GatewayConfig
     max_matches: int
     loop: asyncio.AbstractEventLoop
-    outbox: asyncio.Queue[bytes | None] = field(default_factory=asyncio.Queue)
+    outbox: asyncio.Queue[bytes | Stamped | None] = field(default_factory=asyncio.Queue)
     conn_id: str = ""
     #: matches the bot has been told about and that have not ended
     matches: set[str] = field(default_factory=set)
-    #: decisions sent and not yet answered, oldest first
-    outstanding: dict[tuple[str, int], None] = field(default_factory=dict)
+    #: decisions sent and not yet answered, oldest first, with when they were written to
+    #: the stream (0.0 while still queued)
+    outstanding: dict[tuple[str, int], float] = field(default_factory=dict)
     closing: Closing | None = None
     last_heard: float = 0.0
     loop_thread: int = 0
@@ -81,7 +112,7 @@ class Session:
     bucket: TokenBucket | None = None
     #: deliveries that came before the Welcome was queued: the relay routes to a stream as
     #: soon as it is attached, and the Welcome must still be the bot's first message
-    held: list[bytes] | None = field(default_factory=list)
+    held: list[bytes | Stamped] | None = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.loop_thread = threading.get_ident()  # sessions are made on the loop
@@ -102,25 +133,48 @@ class Session:
     def supersede(self, reason: str) -> None:
         self.loop.call_soon_threadsafe(self.close, grpc.StatusCode.ABORTED, reason, "superseded")
 
+    def revoke(self, reason: str) -> None:
+        self.loop.call_soon_threadsafe(
+            self.close, grpc.StatusCode.UNAUTHENTICATED, reason, "token_revoked"
+        )
+
     # --- the event loop's side
 
     def _on_delivery(self, delivery: Delivery) -> None:
         if self.closing is not None:
             return  # the runner learns of the disconnect (notice, or nobody to deliver to)
+        item: bytes | Stamped = delivery.payload
         match delivery.kind:
             case DeliveryKind.STARTED:
                 self.matches.add(delivery.match_id)
             case DeliveryKind.REQUEST:
                 self.matches.add(delivery.match_id)
-                self.outstanding[(delivery.match_id, delivery.seq)] = None
+                key = (delivery.match_id, delivery.seq)
+                self.outstanding[key] = 0.0
+                item = Stamped(delivery.payload, key)
             case DeliveryKind.ENDED:
                 self.matches.discard(delivery.match_id)
                 for key in [k for k in self.outstanding if k[0] == delivery.match_id]:
                     del self.outstanding[key]
         if self.held is not None:
-            self.held.append(delivery.payload)
+            self.held.append(item)
         else:
-            self.outbox.put_nowait(delivery.payload)
+            self.outbox.put_nowait(item)
+
+    def stamp(self, item: bytes | Stamped) -> bytes:
+        """What to write for an outbox item; a request's write time is noted."""
+        if isinstance(item, bytes):
+            return item
+        if item.key in self.outstanding:
+            self.outstanding[item.key] = self.loop.time()
+        return item.payload
+
+    def latency_ms(self, match_id: str, seq: int, read_at: float) -> float | None:
+        """From writing request (match_id, seq) to ``read_at``, if it is outstanding."""
+        written = self.outstanding.get((match_id, seq))
+        if not written:
+            return None
+        return max(0.0, (read_at - written) * 1000)
 
     def welcome(self, payload: bytes) -> None:
         """Queue the Welcome, then whatever was delivered before it."""
@@ -128,7 +182,7 @@ class Session:
         for item in [payload, *held]:
             self.send(item)
 
-    def send(self, payload: bytes) -> None:
+    def send(self, payload: bytes | Stamped) -> None:
         if self.closing is None:
             self.outbox.put_nowait(payload)
 
@@ -144,10 +198,7 @@ class Session:
     def answered(self, match_id: str, seq: int) -> bool:
         """Whether (match_id, seq) was outstanding; it no longer is."""
         key = (match_id, seq)
-        if key in self.outstanding:
-            del self.outstanding[key]
-            return True
-        return False
+        return self.outstanding.pop(key, None) is not None
 
     def oldest_outstanding(self) -> tuple[str, int] | None:
         return next(iter(self.outstanding), None)

@@ -16,6 +16,7 @@ from arena.relay.base import (
     GatewayRelay,
     Inbound,
     InboundKind,
+    Reach,
     RelayError,
     RunnerRelay,
 )
@@ -29,6 +30,7 @@ __all__ = [
     "InProcessRelay",
     "Inbound",
     "InboundKind",
+    "Reach",
     "RelayError",
     "RunnerRelay",
     "gateway_relay",

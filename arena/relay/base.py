@@ -57,8 +57,11 @@ class InboundKind(enum.Enum):
     ACTION = "action"
     #: the bot sent bytes that are no message (or no readable one) while asked ``seq``
     MALFORMED = "malformed"
-    #: the bot's stream closed while it was in the match
+    #: the bot's stream closed while it was in the match (``arena``: because its gateway
+    #: is draining, not because of the bot)
     DISCONNECTED = "disconnected"
+    #: the bot sent a message over the gateway's size limit while asked ``seq``
+    TOO_LARGE = "too_large"
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +74,27 @@ class Inbound:
     seq: int = 0
     payload: bytes = b""
     detail: str = ""
+    #: ACTION: the gateway's measure, from writing the request to the stream to reading
+    #: this answer (what the bot is charged: the relay's and the runner's delays are not
+    #: the bot's); None from a gateway that does not measure
+    latency_ms: float | None = None
+    #: DISCONNECTED: the arena ended the stream (its gateway is shutting down)
+    arena: bool = False
+    #: DISCONNECTED: the relay's id of the stream that ended ("" if none held the bot)
+    conn: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """Whether a runner can reach a bot now (``RunnerRelay.reach``)."""
+
+    #: the id of the bot's current stream; None when no gateway holds one
+    conn: str | None
+    #: no stream, and the gateway that held the last one is gone without a goodbye (killed,
+    #: its heartbeat expired): the arena's fault, not the bot's
+    gateway_lost: bool = False
+    #: a stream is being attached or detached right now: look again later
+    settling: bool = False
 
 
 @dataclass
@@ -103,12 +127,14 @@ def not_connected(bot_id: str, match_id: str) -> Inbound:
 
 
 class BotSink(Protocol):
-    """A gateway session as the relay sees it. Both methods may be called from any thread
+    """A gateway session as the relay sees it. Its methods may be called from any thread
     and must return at once."""
 
     def deliver(self, delivery: Delivery) -> None: ...
 
     def supersede(self, reason: str) -> None: ...
+
+    def revoke(self, reason: str) -> None: ...
 
 
 class RunnerRelay(ABC):
@@ -126,6 +152,24 @@ class RunnerRelay(ABC):
     def presence(self, bot_id: str) -> dict[str, object] | None:
         """None when the bot is not connected, else what its gateway registered:
         ``conn``, ``max_matches`` (from its Hello, capped) and ``since`` (Unix time)."""
+
+    def reach(self, bot_id: str) -> Reach:
+        """The bot's current stream, as ``presence`` tells it (see ``Reach``)."""
+        entry = self.presence(bot_id)
+        return Reach(None if entry is None else str(entry["conn"]))
+
+    def deliver_and_pop(
+        self, bot_id: str, delivery: Delivery, match_id: str, wait: float
+    ) -> tuple[bool, Inbound | None]:
+        """Deliver, then wait up to ``wait`` s for the match's next inbound message (one
+        round trip on Redis). (delivered, message or None)."""
+        if not self.deliver(bot_id, delivery):
+            return False, None
+        return True, self.pop(match_id, wait)
+
+    def pop(self, match_id: str, timeout: float) -> Inbound | None:
+        """The match's next inbound message, waiting at most ``timeout`` seconds."""
+        return self._pop(match_id, timeout)
 
     @abstractmethod
     def open_match(self, match_id: str) -> None:

@@ -77,6 +77,13 @@ class InProcessRelay(RunnerRelay, GatewayRelay):
             old.sink.supersede("a newer connection of this bot took over")
         return str(conn)
 
+    def revoke(self, bot_id: str, reason: str) -> None:
+        """End the bot's stream (``arena.relay.revocation``); any thread."""
+        with self._lock:
+            route = self._routes.get(bot_id)
+        if route is not None:
+            route.sink.revoke(reason)
+
     async def detach(self, bot_id: str, conn_id: str) -> None:
         with self._lock:
             route = self._routes.get(bot_id)

@@ -5,13 +5,15 @@ Keys, all under a prefix (``RELAY_PREFIX``, so tests and deployments can share a
 * ``{p}:bot:{bot_id}`` - pub/sub channel of a bot. Runners ``PUBLISH`` deliveries; the
   gateway holding the bot's stream is subscribed. ``PUBLISH`` answers how many gateways
   received it, so 0 tells the runner at once that the bot is not connected.
-  Gateways also publish *supersede* notices there when the bot opens a newer stream.
+  Gateways also publish *supersede* notices there when the bot opens a newer stream,
+  and ``arena.relay.revocation`` *revoked* notices when its token changes.
 * ``{p}:inbox:{match_id}`` - list: the gateway ``RPUSH``es what the bot sends for the
   match, the runner ``BLPOP``s it with the decision's deadline. Expires when idle.
 * ``{p}:conn`` - counter ordering every bot stream ever opened (newest wins, across
   gateways, whatever order the notices arrive in).
 * ``{p}:presence`` - hash bot_id -> JSON (gateway, conn, max_matches, since), for
   schedulers; the channel's subscriber count stays the authority on "connected".
+* ``{p}:gw:{gateway_id}`` - a live gateway's heartbeat key (``arena.relay.presence``).
 
 Messages are a JSON header line followed by the raw protobuf payload, which is never
 parsed here.
@@ -39,11 +41,13 @@ from arena.relay.base import (
     GatewayRelay,
     Inbound,
     InboundKind,
+    Reach,
     RelayError,
     RunnerRelay,
     not_connected,
     wanted,
 )
+from arena.relay.presence import Beacon, gateway_key
 
 logger = logging.getLogger(__name__)
 
@@ -95,6 +99,9 @@ def encode_inbound(inbound: Inbound) -> bytes:
             "m": inbound.match_id,
             "s": inbound.seq,
             "d": inbound.detail,
+            "l": inbound.latency_ms,
+            "a": inbound.arena,
+            "c": inbound.conn,
         },
         inbound.payload,
     )
@@ -102,8 +109,17 @@ def encode_inbound(inbound: Inbound) -> bytes:
 
 def decode_inbound(data: bytes) -> Inbound:
     h, payload = _unpack(data)
+    latency = h.get("l")
     return Inbound(
-        InboundKind(h["k"]), str(h["b"]), str(h["m"]), int(str(h["s"])), payload, str(h["d"])
+        InboundKind(h["k"]),
+        str(h["b"]),
+        str(h["m"]),
+        int(str(h["s"])),
+        payload,
+        str(h["d"]),
+        None if latency is None else float(str(latency)),
+        bool(h.get("a", False)),
+        str(h.get("c", "")),
     )
 
 
@@ -142,6 +158,38 @@ class RedisRunnerRelay(RunnerRelay):
         if not receivers:
             return not_connected(bot_id, delivery.match_id)
         return self.await_answer(delivery.match_id, bot_id, delivery.seq, deadline, drops)
+
+    def deliver_and_pop(
+        self, bot_id: str, delivery: Delivery, match_id: str, wait: float
+    ) -> tuple[bool, Inbound | None]:
+        # PUBLISH and a first short BLPOP in one round trip (see ``request``)
+        header = {"t": "d", "k": delivery.kind.value, "m": delivery.match_id, "s": delivery.seq}
+        try:
+            pipe = self._redis.pipeline(transaction=False)
+            pipe.publish(self.keys.bot(bot_id), _pack(header, delivery.payload))
+            pipe.blpop([self.keys.inbox(match_id)], timeout=max(wait, MIN_BLOCK))
+            receivers, item = pipe.execute()
+        except redis.RedisError as exc:
+            raise RelayError(f"cannot reach Redis: {exc}") from exc
+        return bool(receivers), None if item is None else decode_inbound(item[1])
+
+    def reach(self, bot_id: str) -> Reach:
+        try:
+            pipe = self._redis.pipeline(transaction=False)
+            pipe.pubsub_numsub(self.keys.bot(bot_id))
+            pipe.hget(self.keys.presence, bot_id)
+            numsub, raw = pipe.execute()
+            subscribed = bool(numsub) and int(numsub[0][1]) > 0
+            entry = None if raw is None else json.loads(raw)
+            if subscribed:
+                return Reach(str(entry["conn"])) if entry else Reach(None, settling=True)
+            if entry is None:
+                return Reach(None)
+            # nobody subscribed, yet an entry: its gateway is detaching it now, or it died
+            alive = self._redis.exists(gateway_key(self.keys.prefix, str(entry["gateway"])))
+        except redis.RedisError as exc:
+            raise RelayError(f"cannot reach Redis: {exc}") from exc
+        return Reach(None, gateway_lost=not alive)
 
     def is_connected(self, bot_id: str) -> bool:
         try:
@@ -200,6 +248,7 @@ class RedisGatewayRelay(GatewayRelay):
         self._pubsub: aioredis.client.PubSub | None = None
         self._listener: asyncio.Task[None] | None = None
         self._delete_presence: object = None
+        self._beacon: Beacon | None = None
 
     @property
     def _r(self) -> aioredis.Redis:
@@ -213,6 +262,8 @@ class RedisGatewayRelay(GatewayRelay):
         self._delete_presence = self._redis.register_script(_DELETE_PRESENCE)
         await self._subscribe_all()
         self._listener = asyncio.create_task(self._listen(), name="relay-listener")
+        self._beacon = Beacon(self._redis, gateway_key(self.keys.prefix, self.gateway_id))
+        await self._beacon.start()
 
     async def _subscribe_all(self) -> None:
         self._pubsub = self._r.pubsub()
@@ -222,6 +273,8 @@ class RedisGatewayRelay(GatewayRelay):
             await self._pubsub.subscribe(*(self.keys.bot(b) for b in self._routes))
 
     async def stop(self) -> None:
+        if self._beacon is not None:
+            await self._beacon.stop()
         if self._listener is not None:
             self._listener.cancel()
             try:
@@ -278,6 +331,9 @@ class RedisGatewayRelay(GatewayRelay):
             )
         elif header["t"] == "k" and int(str(header["c"])) > route.conn:
             route.sink.supersede("a newer connection of this bot took over")
+        elif header["t"] == "r" and route.conn <= int(str(header["c"])):
+            # arena.relay.revocation: the token changed after this stream opened
+            route.sink.revoke(str(header["d"]))
 
     async def attach(self, bot_id: str, sink: BotSink, max_matches: int) -> str:
         assert self._pubsub is not None

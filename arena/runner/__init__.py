@@ -4,10 +4,13 @@ house seats (in-process) and remote seats (through the relay) and returns a
 
 from arena.runner.faults import Fault, FaultAction, FaultCause, FaultPolicy
 from arena.runner.match import run_match
+from arena.runner.remote import RemoteSeat
 from arena.runner.result import LatencyStats, MatchResult, MatchStatus, SeatReport
-from arena.runner.seats import HouseSeat, RemoteSeat, Seat, TimeControl
+from arena.runner.resume import ArenaFault
+from arena.runner.seats import HouseSeat, Seat, TimeControl
 
 __all__ = [
+    "ArenaFault",
     "Fault",
     "FaultAction",
     "FaultCause",

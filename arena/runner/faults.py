@@ -28,6 +28,8 @@ class FaultCause(models.TextChoices):
     NO_SHOW = "no_show", "no-show"
     #: an in-process (house) bot raised an exception
     CRASH = "crash", "crash"
+    #: a message over the gateway's size limit while a decision was pending
+    MESSAGE_TOO_LARGE = "message_too_large", "message too large"
 
 
 # The protocol's causes (avenue_sdk.protocol.faults, Django-free, which the conversions and

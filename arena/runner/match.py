@@ -4,9 +4,11 @@ stores what it returns.
 
 A decision with exactly one legal option is taken without asking the seat (rules section
 6); the replay records it like any other, without a latency. Every other decision is asked
-with the seat's allowance: ``decision_ms`` plus what is left of its bank. The runner
-measures the answer from the moment it sends the request; time beyond ``decision_ms`` is
-taken from the bank. The first fault ends the game: by default the faulty seat forfeits.
+with the seat's allowance: ``decision_ms`` plus what is left of its bank. A remote answer
+is measured by the gateway, from writing the request to the bot's stream to reading the
+answer (``arena.runner.remote``), so the arena's own delays are never the bot's; time
+beyond ``decision_ms`` is taken from the bank. The first fault ends the game: by default
+the faulty seat forfeits.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 
+from arena.relay.base import RelayError
 from arena.runner.faults import Fault, FaultAction, FaultCause, FaultPolicy
 from arena.runner.result import MatchResult, MatchStatus, SeatReport
+from arena.runner.resume import ArenaFault
 from arena.runner.seats import Answer, Ask, Ending, MatchContext, Seat, TimeControl
 from avenue_sdk.protocol.timing import SeatClock
 from referee import GameConfig, apply, forfeit, legal_actions, new_game, result
@@ -39,6 +43,7 @@ def run_match(
     policy: FaultPolicy | None = None,
     connect_grace_s: float = 0.0,
     on_decision: Callable[[RecordedDecision], None] | None = None,
+    reconnect_grace_s: float = 0.0,
 ) -> MatchResult:
     """Play one game. ``seats[s]`` plays seat ``s``; ``match_id`` must be unique per run
     (a re-run of a league match should add its attempt number), ``replay_id`` is what the
@@ -46,8 +51,12 @@ def run_match(
     every decision as it is recorded (live spectating); what it raises is logged, never
     the match's problem.
 
-    Raises ``arena.relay.RelayError`` when the relay fails: an infrastructure fault that
-    the caller should answer by voiding the attempt, not by blaming a bot."""
+    A remote bot whose stream drops may come back within ``reconnect_grace_s`` and play
+    on (``arena.runner.resume``); one that does not is charged ``disconnect``.
+
+    Raises ``arena.relay.RelayError`` when the relay fails, or ``ArenaFault`` (one) when
+    the arena lost a bot for longer than the grace: infrastructure faults that the caller
+    should answer by voiding the attempt, not by blaming a bot."""
     if len(seats) != config.seats:
         raise ValueError(f"a {config.seats}-seat game needs {config.seats} seats, not {len(seats)}")
     tc = time_control or TimeControl()
@@ -61,6 +70,7 @@ def run_match(
         names=tuple(s.name for s in seats),
         time_control=tc,
         connect_grace_s=connect_grace_s,
+        reconnect_grace_s=reconnect_grace_s,
     )
     clocks = [SeatClock.start(tc) for _ in seats]
     recorder = Recorder(state)
@@ -74,7 +84,11 @@ def run_match(
             if answer is not None and answer.fault is not None:
                 faults.append(Fault(s, seat.name, answer.fault, answer.detail))
         if not faults:
-            state = _play(ctx, seats, clocks, recorder, state, faults, _safe(on_decision))
+            try:
+                state = _play(ctx, seats, clocks, recorder, state, faults, _safe(on_decision))
+            except ArenaFault as exc:
+                _tell_void(ctx, seats, str(exc))
+                raise
         aborted, state = _apply_policy(policy, faults, state)
         record = recorder.finish(state)
         final = None if aborted else result(state)
@@ -177,6 +191,16 @@ def _safe(listener: Listener | None) -> Listener:
             logger.warning("live decisions: the listener failed; no more this match", exc_info=True)
 
     return heard
+
+
+def _tell_void(ctx: MatchContext, seats: Sequence[Seat], why: str) -> None:
+    """The bots that can still be reached learn that this attempt counts for nothing."""
+    ending = Ending(None, None, None, f"aborted by the arena, to be played again: {why}")
+    for s, seat in enumerate(seats):
+        try:
+            seat.end(ctx, s, ending)
+        except RelayError:
+            logger.warning("match %s: could not tell seat %d it was voided", ctx.match_id, s)
 
 
 def _disconnect_faults(

@@ -16,7 +16,9 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from arena import names
 from arena.models import Bot, BotKind, BotVersion
+from arena.relay.revocation import announce_revoked
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -40,8 +42,11 @@ def _new_token() -> str:
 
 
 def check_bot_name(name: str) -> None:
-    if not name or len(name) > 64 or not all(c.isalnum() or c in "-_." for c in name):
-        raise BotError(f"bad bot name {name!r}: use 1-64 letters, digits, '-', '_' or '.'")
+    """The name keeps the rule (``arena.names``) and is free."""
+    try:
+        names.check(name)
+    except names.BotNameError as exc:
+        raise BotError(str(exc)) from None
     if Bot.objects.filter(name=name).exists():
         raise BotError(f"a bot named {name!r} already exists")
 
@@ -74,7 +79,8 @@ def get_bot(name: str) -> Bot:
 
 @transaction.atomic
 def rotate_token(bot: Bot) -> str:
-    """Give ``bot`` a new token; the old one stops working for new streams at once."""
+    """Give ``bot`` a new token; the old one stops working at once, and the streams it
+    opened are ended on every gateway once this commits."""
     if bot.kind != BotKind.REMOTE:
         raise BotError(f"{bot.name} is a house bot: it has no token")
     token = _new_token()
@@ -82,14 +88,23 @@ def rotate_token(bot: Bot) -> str:
         token_hash=hash_token(token), token_prefix=token[:DISPLAY_CHARS]
     )
     bot.refresh_from_db(fields=["token_hash", "token_prefix"])
+    _end_streams(bot, "the bot's token was rotated: connect with the new token")
     return token
 
 
+@transaction.atomic
 def revoke_token(bot: Bot) -> None:
-    """No token opens a stream for ``bot`` until ``rotate_token``. Streams already open
-    stay open until they end (the gateway checks tokens when a stream starts)."""
+    """No token opens a stream for ``bot`` until ``rotate_token``; the streams already
+    open are ended on every gateway once this commits."""
     Bot.objects.filter(pk=bot.pk).update(token_hash=None, token_prefix="")
     bot.refresh_from_db(fields=["token_hash", "token_prefix"])
+    _end_streams(bot, "the bot's token was revoked")
+
+
+def _end_streams(bot: Bot, reason: str) -> None:
+    # After the commit: a gateway re-checking the token must already see the change.
+    bot_id = bot.pk
+    transaction.on_commit(lambda: announce_revoked(bot_id, reason))
 
 
 @dataclass(frozen=True)

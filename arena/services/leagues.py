@@ -11,14 +11,14 @@ Rounds and matches are in ``arena.services.rounds`` and ``arena.services.matches
 
 from __future__ import annotations
 
-import secrets
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 
 from django.db import transaction
 from django.utils.text import slugify
 
-from arena.models import Bot, BotKind, Entry, League, LeagueMode, LeagueStatus
+from arena.deals import MIRRORED_REFUSAL
+from arena.models import Bot, BotKind, DealMode, Entry, League, LeagueMode, LeagueStatus
 from arena.ratings.models import LiveRating
 from arena.runner import FaultAction, FaultCause, FaultPolicy, TimeControl
 from arena.services.errors import LeagueError
@@ -48,11 +48,14 @@ class LeagueSettings:
     mode: str = LeagueMode.SIMPLE
     seats: int = 2
     ruleset: str = "standard"
+    #: independent deals (default) or mirrored pairs (house bots only, ``arena.deals``)
+    deals: str = DealMode.INDEPENDENT
     pairs_per_pairing: int = 1
     decision_ms: int = TimeControl.decision_ms
     bank_ms: int = TimeControl.bank_ms
     fault_policy: Mapping[str, str] = field(default_factory=dict)
     connect_grace_ms: int = 2_000
+    reconnect_grace_ms: int = 30_000
     no_show_retries: int = 3
     no_show_window_s: int = 300
     k_factor: float = 24.0
@@ -60,11 +63,10 @@ class LeagueSettings:
     open_for_entries: bool = True
     slug: str = ""
     description: str = ""
-    seed: int | None = None
 
 
 #: settings that fix what a game is; they cannot change once a round exists
-GAME_FIELDS = ("mode", "seats", "ruleset", "seed")
+GAME_FIELDS = ("mode", "seats", "ruleset")
 
 
 def check_game(mode: str, seats: int, ruleset: str) -> GameConfig:
@@ -127,16 +129,21 @@ def check_league_settings(s: LeagueSettings, *, league: League | None = None) ->
     _bounded("decision_ms", s.decision_ms, 10, 600_000, "the time per decision (ms)")
     _bounded("bank_ms", s.bank_ms, 0, 3_600_000, "the time bank (ms)")
     _bounded("connect_grace_ms", s.connect_grace_ms, 0, 600_000, "the connect grace (ms)")
+    _bounded("reconnect_grace_ms", s.reconnect_grace_ms, 0, 600_000, "the reconnect grace (ms)")
     _bounded("no_show_retries", s.no_show_retries, 0, 20, "no-show retries")
     _bounded("no_show_window_s", s.no_show_window_s, 0, 7 * 86400, "the no-show window (s)")
     if s.no_show_retries and not s.no_show_window_s:
         raise LeagueError("no-show retries need a window longer than 0 s", "no_show_window_s")
     _bounded("k_factor", s.k_factor, 0.5, 200, "K")
     check_fault_policy(s.fault_policy)
+    if s.deals not in DealMode.values:
+        raise LeagueError(
+            f"unknown deals {s.deals!r}: use {' or '.join(DealMode.values)}", "deals"
+        )
+    if s.deals == DealMode.MIRRORED and league is not None:
+        check_memory_controlled(e.bot for e in active_entries(league))
     if league is not None and league.rounds.exists():
         for key in GAME_FIELDS:
-            if key == "seed" and s.seed is None:
-                continue
             if getattr(s, key) != getattr(league, key):
                 raise LeagueError(
                     f"{key} cannot change once rounds were played (the league has "
@@ -154,7 +161,6 @@ def do_create_league(s: LeagueSettings, schedule: ScheduleSpec | None = None) ->
     values["name"] = s.name.strip()
     values["slug"] = s.slug or slugify(values["name"])
     values["fault_policy"] = dict(s.fault_policy)
-    values["seed"] = s.seed if s.seed is not None else secrets.randbits(48)
     values["ruleset_version"] = RULESETS[s.ruleset].version
     league = League.objects.create(**values)
     if schedule is not None:
@@ -220,7 +226,20 @@ def do_create_house_bot(name: str, spec: str) -> Bot:
     return bot
 
 
+def check_memory_controlled(bots: Iterable[Bot]) -> None:
+    """Refuse mirrored pairs unless the arena controls the memory of every bot in them."""
+    free = sorted(b.name for b in bots if not b.memory_controlled)
+    if free:
+        raise LeagueError(
+            f"{MIRRORED_REFUSAL}; {', '.join(free)} "
+            f"{'is a dial-in bot' if len(free) == 1 else 'are dial-in bots'}",
+            "deals",
+        )
+
+
 def check_entry(league: League, bot: Bot) -> None:
+    if league.deals == DealMode.MIRRORED:
+        check_memory_controlled([bot])
     if league.status == LeagueStatus.FINISHED:
         raise LeagueError(f"league {league.name} is finished")
     if not league.open_for_entries:
@@ -272,6 +291,8 @@ def check_can_schedule(league: League) -> list[Entry]:
             f"{league.ruleset_version}, which this referee does not have"
         )
     entries = active_entries(league)
+    if league.deals == DealMode.MIRRORED:
+        check_memory_controlled(e.bot for e in entries)
     needed = max(2, league.seats)
     if len(entries) < needed:
         raise LeagueError(

@@ -29,6 +29,7 @@ from collections.abc import Callable
 
 from django.db import connection
 
+from arena.deals import house_bot_seed
 from arena.models import (
     League,
     Match,
@@ -74,8 +75,10 @@ def _seats(
     for p in parts:
         bot = p.bot
         if bot.kind == "house":
-            # a seed per seat and match: a re-run from scratch replays the same game
-            seats.append(HouseSeat(bot.spec, match.deck_seed * 8 + p.seat, name=bot.name))
+            # a seed per seat and match, one-way from the deal's (it reveals nothing of
+            # the deck); a re-run from scratch replays the same game
+            seed = house_bot_seed(match.deck_seed, p.seat)
+            seats.append(HouseSeat(bot.spec, seed, name=bot.name))
         else:
             if relay is None:
                 relay = relay_factory()
@@ -129,6 +132,7 @@ def play_match(
                 policy=policy,
                 connect_grace_s=league.connect_grace_ms / 1000,
                 on_decision=live.publisher(match.pk),
+                reconnect_grace_s=league.reconnect_grace_ms / 1000,
             )
     except Exception as exc:  # noqa: BLE001 - whatever failed, it was not a bot's fault
         logger.exception("match %d attempt %d: infrastructure failure", match_id, claim.attempt)

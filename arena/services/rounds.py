@@ -15,9 +15,19 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from arena.deals import new_seed
 from arena.dispatch import enqueue_fit, enqueue_match
-from arena.models import Entry, League, Match, MatchStatus, Participation, Round, RoundStatus
-from arena.scheduling import Pairing, meetings, mirror_games, round_pairings
+from arena.models import (
+    DealMode,
+    Entry,
+    League,
+    Match,
+    MatchStatus,
+    Participation,
+    Round,
+    RoundStatus,
+)
+from arena.scheduling import Pairing, meetings, pair_games, round_pairings
 from arena.services.leagues import LeagueError, check_can_schedule
 
 logger = logging.getLogger(__name__)
@@ -80,13 +90,15 @@ def do_schedule_round(
         list(by_id),
         league.seats,
         number,
-        league.seed,
+        # the groupings of team leagues: public once scheduled, unforeseeable before
+        new_seed(),
         _history(league) if league.seats > 2 else None,
     )
+    mirrored = league.deals == DealMode.MIRRORED
     games = []
     for pairing in pairings:
         for pair_index in range(league.pairs_per_pairing):
-            games.extend(mirror_games(pairing, league.seed, number, pair_index))
+            games.extend(pair_games(pairing, mirrored=mirrored, pair_index=pair_index))
     # Queue order = id order: slot by slot, so that matches next to each other in the
     # queue share no bot. Workers then rarely wait on each other's rating-row locks, and
     # a remote bot is not asked to play both games of a pair at once.
@@ -101,8 +113,7 @@ def do_schedule_round(
                 pair_index=g.pair_index,
                 mirror=g.mirror,
                 deck_seed=g.seed,
-                # the same for both games of a pair; the teams swap, so each side starts once
-                first_team=g.seed % 2,
+                first_team=g.first_team,
                 enqueued_at=timezone.now() if enqueue else None,
             )
             for g in games

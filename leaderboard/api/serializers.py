@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from arena import names
 from arena.models import LeagueMode, LeagueStatus, MatchStatus
 
 
@@ -93,6 +94,10 @@ class MatchSummarySerializer(serializers.Serializer):
     end_reason = serializers.CharField(allow_null=True)
     turns = serializers.IntegerField(allow_null=True)
     rated = serializers.BooleanField()
+    withheld = serializers.BooleanField(
+        help_text="a finished game of a mirrored pair whose other game (same deck) is still "
+        "being played: its result, turns, decisions and rating changes are null until then"
+    )
     seats = SeatSummarySerializer(many=True)
 
 
@@ -104,8 +109,8 @@ class MatchPageSerializer(serializers.Serializer):
 class SeatSerializer(SeatSummarySerializer):
     rating_before = serializers.FloatField(allow_null=True)
     rating_after = serializers.FloatField(allow_null=True)
-    decisions = serializers.IntegerField()
-    auto_decisions = serializers.IntegerField()
+    decisions = serializers.IntegerField(allow_null=True)
+    auto_decisions = serializers.IntegerField(allow_null=True)
     latency_mean_ms = serializers.FloatField(allow_null=True)
     latency_p50_ms = serializers.FloatField(allow_null=True)
     latency_p90_ms = serializers.FloatField(allow_null=True)
@@ -163,7 +168,11 @@ class BotPageSerializer(serializers.Serializer):
 
 
 class BotCreateSerializer(serializers.Serializer):
-    name = serializers.RegexField(r"^[A-Za-z0-9._-]{1,64}$", max_length=64)
+    name = serializers.RegexField(
+        names.ANCHORED,
+        max_length=names.MAX_LENGTH,
+        error_messages={"invalid": f"not a valid bot name: use {names.RULE}"},
+    )
 
 
 class TokenSerializer(serializers.Serializer):
@@ -243,7 +252,7 @@ class BotListQuery(serializers.Serializer):
 class MatchQuery(serializers.Serializer):
     league = serializers.RegexField(r"^[-a-zA-Z0-9_]{1,80}$", required=False,
                                     help_text="league slug")
-    bot = serializers.RegexField(r"^[A-Za-z0-9._-]{1,64}$", required=False,
+    bot = serializers.RegexField(names.ANCHORED, required=False,
                                  help_text="bot name: the matches it played in")
     status = serializers.ChoiceField(choices=MatchStatus.choices, required=False)
     round = serializers.IntegerField(min_value=1, max_value=10**9, required=False,

@@ -16,6 +16,7 @@ from arena.models import Bot, BotKind, BotVersion, Entry, League, Match, MatchSt
 from arena.ratings.models import BatchRating, LiveRating
 from arena.relay import RelayError, runner_relay
 from leaderboard.charts import elo_band, rating_by_game_svg
+from leaderboard.replays import withhold_seats
 
 logger = logging.getLogger(__name__)
 
@@ -158,12 +159,14 @@ def recent_participations(bot: Bot, limit: int = RECENT_MATCHES) -> list[Partici
     seats = Participation.objects.select_related("bot").only(
         "match_id", "seat", "team", "won", "bot__name", "fault_cause"
     )
-    return list(
+    rows = list(
         Participation.objects.filter(bot=bot)
         .select_related("match__league", "match__round")
         .prefetch_related(Prefetch("match__participations", queryset=seats.order_by("seat")))
         .order_by("-match_id")[:limit]
     )
+    withhold_seats(rows)
+    return rows
 
 
 def bot_profile(bot: Bot, league_slug: str | None = None) -> BotProfile:

@@ -11,12 +11,14 @@ from django.core.cache import cache
 from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 
+from arena import names
 from arena.models import Bot, League, Match, MatchReplay, MatchStatus, Participation
+from leaderboard.replays import withheld_ids, withhold, withhold_summary
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200
-_SLUG = re.compile(r"[-a-zA-Z0-9_]{1,80}")
-_BOT_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
+#: a league slug (Django's slug converter), as a filter or query parameter may name it
+SLUG = re.compile(r"[-a-zA-Z0-9_]{1,80}")
 #: ids beyond this are not ours (PostgreSQL bigint) and would make the query fail
 MAX_ID = 2**63 - 1
 
@@ -91,10 +93,10 @@ def parse_filter(params: Any) -> MatchFilter:
     raw_round, raw_before, raw_limit = get("round"), get("before"), get("limit")
     after, before_t = get("finished_after"), get("finished_before")
     league, bot = get("league"), get("bot")
-    if league is not None and not _SLUG.fullmatch(league):
+    if league is not None and not SLUG.fullmatch(league):
         raise BadFilter("league", "league must be a league's slug (letters, digits, '-', '_')")
-    if bot is not None and not _BOT_NAME.fullmatch(bot):
-        raise BadFilter("bot", "bot must be a bot's name (letters, digits, '-', '_', '.')")
+    if bot is not None and not names.is_valid(bot):
+        raise BadFilter("bot", f"bot must be a bot's name ({names.RULE})")
     return MatchFilter(
         league=league,
         bot=bot,
@@ -178,6 +180,7 @@ def match_page(f: MatchFilter) -> MatchPage:
         check_names(f)
     more = len(rows) > f.limit
     rows = rows[: f.limit]
+    withhold(rows)
     return MatchPage(rows, rows[-1].pk if more and rows else None)
 
 
@@ -211,7 +214,7 @@ def _summaries(ids: list[int]) -> dict[int, dict[str, Any]]:
             "id": pk, "league": league, "round": number, "status": status,
             "created_at": created.isoformat(), "started_at": _iso(started),
             "finished_at": _iso(finished), "winner_team": winner, "end_reason": reason or None,
-            "turns": turns, "rated": rated, "seats": seats[pk],
+            "turns": turns, "rated": rated, "withheld": False, "seats": seats[pk],
         }
         for (pk, league, number, status, created, started, finished, winner, reason, turns,
              rated) in Match.objects.filter(pk__in=ids).values_list(*_SUMMARY_FIELDS)
@@ -246,8 +249,15 @@ def match_summaries(f: MatchFilter) -> tuple[list[dict[str, Any]], int | None]:
     if missing:
         fresh = _summaries(missing)
         known.update(fresh)
+        # a withheld summary is cached in full like any other: ``withhold_summary`` hides
+        # its result on the way out, for as long as its partner is being played
         cache.set_many({keys[pk]: fresh[pk] for pk in missing if pk in keys}, timeout=3600)
-    return [known[pk] for pk, _, _ in page if pk in known], next_before
+    hidden = withheld_ids(pk for pk, status, _ in page if status == MatchStatus.FINISHED)
+    out = []
+    for pk, _, _ in page:
+        if pk in known:
+            out.append(withhold_summary(known[pk]) if pk in hidden else known[pk])
+    return out, next_before
 
 
 def match_summary(m: Match) -> dict[str, Any]:
@@ -264,6 +274,7 @@ def match_summary(m: Match) -> dict[str, Any]:
         "end_reason": m.end_reason or None,
         "turns": m.turns,
         "rated": m.rated,
+        "withheld": False,
         "seats": [
             {
                 "seat": p.seat,
@@ -328,6 +339,8 @@ def dropped_answers(match_id: int) -> dict[str, int] | None:
 
 
 def match_json(m: Match, replay: str) -> dict[str, Any]:
+    """The API's match detail; a finished game whose mirrored partner is still being
+    played (``replay == "withheld"``) shows no result, statistics or rating change."""
     out = match_summary(m)
     out.update(
         mirror=m.mirror,
@@ -339,4 +352,4 @@ def match_json(m: Match, replay: str) -> dict[str, Any]:
         dropped=dropped_answers(m.pk),
         seats=[seat_json(p) for p in m.participations.all()],
     )
-    return out
+    return withhold_summary(out) if replay == "withheld" else out

@@ -59,6 +59,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     run.add_argument("--max-matches", type=int, default=1, help="matches to play at once")
     run.add_argument("--tls", action="store_true", help="connect with TLS")
+    run.add_argument(
+        "--ca-cert",
+        type=Path,
+        help="trust the gateway certificates this PEM file signed (e.g. a self-signed "
+        "gateway's own certificate; implies --tls)",
+    )
     run.add_argument("--no-reconnect", action="store_true", help="exit when the stream ends")
     run.add_argument("--log-dir", type=Path, help="write one log file per match here")
     run.add_argument("--transcript", type=Path, help="write every message to this file")
@@ -83,12 +89,15 @@ def main(argv: list[str] | None = None) -> int:
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    if args.ca_cert is not None and not args.ca_cert.is_file():
+        parser.error(f"--ca-cert {args.ca_cert}: no such file")
     client = Client(
         load_bot(args.bot),
         args.arena,
         args.token,
         max_matches=args.max_matches,
         secure=args.tls,
+        ca_cert=args.ca_cert,
         reconnect=not args.no_reconnect,
         log_dir=args.log_dir,
         transcript=args.transcript,

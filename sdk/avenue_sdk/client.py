@@ -6,9 +6,14 @@ small thread pool (one thread per concurrent match) so that one slow match does 
 up the others. The gateway does not count silence against a bot while it owes an answer.
 
 The client reconnects with exponential backoff (with jitter) when the stream breaks, and
-gives up for good when the arena refuses the token (``UNAUTHENTICATED``), the protocol
-version (``FAILED_PRECONDITION``), or when another connection of the same bot took over
-(``Error(code="superseded")``: two copies of a bot would only keep kicking each other).
+the matches in progress go on: what it knows of each (its history, its log) is kept
+across streams, the arena re-sends a resumed match's ``MatchStarted`` (``resumed``) and
+its pending ``DecisionRequest`` (``resent``, same seq, whole history), and while a match
+is in progress the backoff stays short (``RESUME_BACKOFF``) so that the bot is back within
+the league's reconnect grace. It gives up for good when the arena refuses the token
+(``UNAUTHENTICATED``), the protocol version (``FAILED_PRECONDITION``), or when another
+connection of the same bot took over (``Error(code="superseded")``: two copies of a bot
+would only keep kicking each other).
 """
 
 from __future__ import annotations
@@ -36,6 +41,10 @@ from avenue_sdk.session import Histories, action_for, check_engine
 PROTOCOL_VERSION = 1
 log = logging.getLogger("avenue_sdk")
 
+#: the longest wait between two reconnection attempts while matches are in progress (the
+#: arena waits for the bot, by default 30 s, before charging it with ``disconnect``)
+RESUME_BACKOFF = 2.0
+
 #: status codes after which reconnecting cannot help
 FATAL_CODES = {
     grpc.StatusCode.UNAUTHENTICATED,
@@ -58,6 +67,7 @@ class Client:
         *,
         max_matches: int = 1,
         secure: bool = False,
+        ca_cert: Path | None = None,
         reconnect: bool = True,
         min_backoff: float = 0.5,
         max_backoff: float = 30.0,
@@ -68,7 +78,9 @@ class Client:
         self.arena = arena
         self.token = token
         self.max_matches = max(1, max_matches)
-        self.secure = secure
+        # A CA of one's own (e.g. a self-signed gateway certificate) implies TLS.
+        self.secure = secure or ca_cert is not None
+        self.ca_cert = ca_cert.read_bytes() if ca_cert is not None else None
         self.reconnect = reconnect
         self.min_backoff = min_backoff
         self.max_backoff = max_backoff
@@ -80,6 +92,8 @@ class Client:
         self._call: grpc.Future | None = None
         self._pool = ThreadPoolExecutor(self.max_matches, thread_name_prefix="avenue-bot")
         self._histories = Histories()
+        #: (match_id, seat) of the matches in progress, kept across reconnects
+        self._playing: set[tuple[str, int]] = set()
         self._match_logs: dict[tuple[str, int], IO[str]] = {}
         self.welcome: pb.Welcome | None = None
 
@@ -101,6 +115,8 @@ class Client:
                 if time.monotonic() - connected_at > 10:
                     backoff = self.min_backoff
                 delay = backoff * random.uniform(0.5, 1.0)
+                if self._playing:
+                    delay = min(delay, RESUME_BACKOFF)
                 log.info("reconnecting in %.1f s", delay)
                 self._stop.wait(delay)
                 backoff = min(backoff * 2, self.max_backoff)
@@ -129,13 +145,13 @@ class Client:
             ("grpc.keepalive_timeout_ms", 10_000),
         ]
         if self.secure:
-            return grpc.secure_channel(self.arena, grpc.ssl_channel_credentials(), options)
+            credentials = grpc.ssl_channel_credentials(root_certificates=self.ca_cert)
+            return grpc.secure_channel(self.arena, credentials, options)
         return grpc.insecure_channel(self.arena, options)
 
     def _session(self) -> None:
         """One stream, until it ends. Raises ``Fatal`` when reconnecting cannot help."""
         outgoing: queue.SimpleQueue[pb.BotMessage | None] = queue.SimpleQueue()
-        self._histories.clear()  # matches do not survive a lost stream
         hello = pb.Hello(
             protocol_version=PROTOCOL_VERSION,
             bot_version=str(getattr(self.bot, "version", "")),
@@ -235,6 +251,15 @@ class Client:
             )
 
     def _started_match(self, started: pb.MatchStarted) -> None:
+        key = (started.match_id, started.seat)
+        if started.resumed and key in self._playing:
+            # back after a dropped stream: the match goes on where it was; the bot keeps
+            # its state (on_match_started is not called again)
+            line = f"match {started.match_id} resumed: seat {started.seat}"
+            log.info("%s", line)
+            self._match_line(started.match_id, started.seat, line)
+            return
+        self._playing.add(key)
         others = ", ".join(
             f"{p.name} (seat {p.seat}, team {'AB'[p.team]})"
             for p in started.players
@@ -260,6 +285,7 @@ class Client:
         log.info("%s", line)
         self._match_line(ended.match_id, ended.seat, line)
         self._histories.forget(ended.match_id, ended.seat)
+        self._playing.discard((ended.match_id, ended.seat))
         f = self._match_logs.pop((ended.match_id, ended.seat), None)
         if f is not None:
             f.close()

@@ -12,7 +12,6 @@ from arena.services import leagues as svc
 
 def house_league(name: str, specs: list[str], **settings: Any) -> League:
     """A league whose entries are house bots ``{name}-{i}`` playing ``specs[i]``."""
-    settings.setdefault("seed", 7)
     league = svc.do_create_league(svc.LeagueSettings(name=name, **settings))
     for i, spec in enumerate(specs):
         bot = svc.do_create_house_bot(f"{league.slug}-{i}-{spec.replace(':', '')}", spec)

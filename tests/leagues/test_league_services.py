@@ -125,10 +125,11 @@ def test_the_admin_form_shows_the_same_refusals() -> None:
     base = {
         "name": "Admin league", "slug": "admin-league", "mode": "simple", "seats": 2,
         "ruleset": "standard", "pairs_per_pairing": 1, "decision_ms": 5000, "bank_ms": 60000,
-        "fault_policy": "{}", "connect_grace_ms": 2000, "no_show_retries": 3,
+        "fault_policy": "{}", "connect_grace_ms": 2000, "reconnect_grace_ms": 30000,
+        "no_show_retries": 3,
         "no_show_window_s": 300, "live_delay_decisions": 3, "k_factor": 24, "rated": True,
         "open_for_entries": True,
-        "status": "active", "seed": 1,
+        "status": "active", "deals": "independent",
     }  # fmt: skip
     assert LeagueForm(data={**base, "schedule_text": "every 1h"}).is_valid()
     form = LeagueForm(data={**base, "ruleset": "tournament"})
@@ -139,6 +140,9 @@ def test_the_admin_form_shows_the_same_refusals() -> None:
     assert "never occurs" in str(form.errors["schedule_text"])
     form = LeagueForm(data={**base, "seats": 6})
     assert not form.is_valid() and "not 6" in str(form.errors["seats"])
+    form = LeagueForm(data={**base, "reconnect_grace_ms": 900_000})
+    assert not form.is_valid()
+    assert "reconnect grace" in str(form.errors["reconnect_grace_ms"])
 
 
 @pytest.mark.django_db
@@ -189,8 +193,10 @@ def test_two_schedulers_at_once_make_one_round_without_duplicates() -> None:
 
 
 @pytest.mark.django_db
-def test_each_pairing_is_a_mirrored_pair_on_one_deck() -> None:
-    league = house_league("Mirror", ["random", "greedy", "random"], pairs_per_pairing=2)
+def test_a_mirrored_league_plays_each_pair_on_one_deck() -> None:
+    league = house_league(
+        "Mirror", ["random", "greedy", "random"], pairs_per_pairing=2, deals="mirrored"
+    )
     rnd = _play_round(league)
     matches = list(Match.objects.filter(round=rnd))
     assert len(matches) == 3 * 2 * 2
@@ -321,7 +327,7 @@ def test_batch_fit_is_stored_with_intervals() -> None:
 
 @pytest.mark.django_db
 def test_league_command_runs_rounds_and_prints_standings(capsys) -> None:
-    call_command("league", "create", "CLI league", "--pairs", "1", "--seed", "3")
+    call_command("league", "create", "CLI league", "--pairs", "1")
     call_command("league", "enter", "CLI league", "random", "greedy", "search:20")
     call_command("league", "run", "cli-league", "--rounds", "2")
     call_command("league", "recompute-ratings", "cli-league")
@@ -341,10 +347,11 @@ def test_the_admin_creates_a_league_with_its_schedule_or_nothing(admin_client) -
     data = {
         "name": "Admin made", "slug": "admin-made", "mode": "advanced", "seats": 4,
         "ruleset": "standard", "pairs_per_pairing": 1, "decision_ms": 5000, "bank_ms": 60000,
-        "fault_policy": "{}", "connect_grace_ms": 2000, "no_show_retries": 3,
+        "fault_policy": "{}", "connect_grace_ms": 2000, "reconnect_grace_ms": 30000,
+        "no_show_retries": 3,
         "no_show_window_s": 300, "live_delay_decisions": 3, "k_factor": 24, "rated": "on",
         "open_for_entries": "on",
-        "status": "active", "seed": 0, "schedule_text": "0 0 31 2 *",
+        "status": "active", "deals": "independent", "schedule_text": "0 0 31 2 *",
         "entries-TOTAL_FORMS": 0, "entries-INITIAL_FORMS": 0,
     }  # fmt: skip
     refused = admin_client.post("/admin/arena/league/add/", data)
@@ -353,7 +360,7 @@ def test_the_admin_creates_a_league_with_its_schedule_or_nothing(admin_client) -
     made = admin_client.post("/admin/arena/league/add/", {**data, "schedule_text": "every 2h"})
     assert made.status_code == 302, made.content[:2000]
     league = League.objects.get(slug="admin-made")
-    assert league.seed != 0 and league.ruleset_version == 1
+    assert league.deals == "independent" and league.ruleset_version == 1
     assert svc.schedule_of(league) == svc.ScheduleSpec(every_s=7200)
     page = admin_client.get(f"/admin/arena/league/{league.pk}/change/")
     assert b'value="every 2h"' in page.content

@@ -7,7 +7,10 @@ It writes raw bytes to the stream, so it can send what no generated code would. 
 ``wrong_seq_once`` / ``wrong_seq_always``, ``foreign`` (also answers for --foreign-match),
 ``illegal`` (an index past the legal choices), ``mismatch`` (index and choice disagree),
 ``no_pong`` (answers decisions, never pings), ``flood`` (pings as fast as it can),
-``big`` (a message larger than the gateway accepts), ``old`` (protocol version 0).
+``big`` (a message larger than the gateway accepts), ``huge_answer`` (answers its first
+decision with 10 MB), ``flood_stale`` (200 actions for a decision not pending, then the
+right answer), ``old`` (protocol version 0). Errors are printed with the match and seq
+they name.
 """
 
 from __future__ import annotations
@@ -34,6 +37,15 @@ def answer(request: pb.DecisionRequest, seq: int | None = None, index: int = 0) 
     return message(action=action)
 
 
+def varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        low, n = n & 0x7F, n >> 7
+        out.append(low | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--arena", required=True)
@@ -45,7 +57,9 @@ def main() -> int:
     out: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
     version = 0 if mode == "old" else 1
     out.put(message(hello=pb.Hello(protocol_version=version, bot_version=f"raw-{mode}")))
-    channel = grpc.insecure_channel(args.arena)
+    channel = grpc.insecure_channel(
+        args.arena, options=[("grpc.max_send_message_length", 32 * 1024 * 1024)]
+    )
     connect = channel.stream_stream(
         METHOD,
         request_serializer=lambda b: b,
@@ -57,7 +71,11 @@ def main() -> int:
             iter(out.get, None), metadata=[("authorization", f"Bearer {args.token}")]
         ):
             kind = msg.WhichOneof("kind")
-            print(f"<< {kind} {msg.error.code if kind == 'error' else ''}", flush=True)
+            if kind == "error" and msg.error.match_id:
+                e = msg.error
+                print(f"<< error {e.code} match={e.match_id} seq={e.seq}: {e.message}", flush=True)
+            else:
+                print(f"<< {kind} {msg.error.code if kind == 'error' else ''}", flush=True)
             if kind == "welcome" and mode == "flood":
                 for nonce in range(500):
                     out.put(message(ping=pb.Ping(nonce=nonce)))
@@ -81,6 +99,16 @@ def main() -> int:
                 out.put(
                     message(action=pb.Action(match_id=args.foreign_match, seq=1, choice_index=0))
                 )
+                out.put(answer(request))
+            elif mode == "huge_answer":
+                # the right answer, padded with an unknown field (number 1000) to 10 MB
+                padding = 10 * 1024 * 1024
+                field = bytes([0xC2, 0x3E]) + varint(padding) + b"x" * padding
+                out.put(answer(request) + field)
+            elif mode == "flood_stale" and not wrong_sent:
+                wrong_sent = True
+                for _ in range(200):
+                    out.put(answer(request, seq=request.seq + 1000))
                 out.put(answer(request))
             elif mode == "illegal":
                 out.put(answer(request, index=len(request.legal) + 5))

@@ -132,6 +132,22 @@ def test_reading_answers() -> None:
             FaultCause.MALFORMED_ACTION,
             "unreadable choice",
         ),
+        # out-of-range enum values (protobuf keeps them): MALFORMED_ACTION, as documented
+        (
+            _action(choice=pb.Choice(recruit=pb.Choice.Recruit(side=7))),
+            FaultCause.MALFORMED_ACTION,
+            "unreadable choice: 7 is not a side",
+        ),
+        (
+            _action(choice=pb.Choice(take_black_market=pb.Choice.TakeBlackMarket(card=77))),
+            FaultCause.MALFORMED_ACTION,
+            "unreadable choice: 77 is not a Black Market card",
+        ),
+        (
+            _action(choice=pb.Choice(choose_agent=pb.Choice.ChooseAgent(card=2**31 - 1))),
+            FaultCause.MALFORMED_ACTION,
+            "unreadable choice",
+        ),
     ]
     for message, cause, words in cases:
         with pytest.raises(convert.AnswerError, match=words) as caught:

@@ -3,6 +3,7 @@ gateway keeps serving the other bots."""
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from django.conf import settings
 from arena.runner import FaultAction, FaultCause, FaultPolicy, HouseSeat, MatchStatus, TimeControl
 from referee import EndReason
 from referee.replay import validate
-from tests.protocol.harness import Arena, Background, wait_for
+from tests.protocol.harness import Arena, Background, finished, wait_for
 
 RANDOM = "avenue_sdk.examples.random_bot:RandomBot"
 SLEEPY = "tests.protocol.testbots:SleepyBot"
@@ -156,3 +157,43 @@ def test_a_bot_not_connected_at_the_start_is_a_no_show(healthy: Arena) -> None:
     outcome = healthy.play([HouseSeat("random", 1), healthy.remote("absent")], policy=policy)
     assert outcome.status == MatchStatus.ABORTED and outcome.result is None
     still_serving(healthy)
+
+
+def test_a_10_mb_answer_is_message_too_large_not_a_closed_stream(healthy: Arena) -> None:
+    huge = healthy.raw_bot("huge", "huge_answer")
+    outcome = healthy.play([healthy.remote("huge"), HouseSeat("random", 1)], time_control=PATIENT)
+    assert_forfeit(outcome, FaultCause.MESSAGE_TOO_LARGE)
+    (fault,) = outcome.faults
+    assert "bytes, over the limit of 65536" in fault.detail, fault
+    out = finished(huge)
+    assert "status RESOURCE_EXHAUSTED: message_too_large: a message of 1048" in out
+    assert f"<< error message_too_large match={outcome.match_id} seq=" in out
+    assert healthy.stats()["message_too_large"] == 1
+    still_serving(healthy)
+
+
+def test_a_wrong_seq_and_a_rate_limit_name_the_match_and_decision(healthy: Arena) -> None:
+    once = healthy.raw_bot("once", "wrong_seq_once")
+    outcome = healthy.play([healthy.remote("once"), HouseSeat("random", 1)], time_control=PATIENT)
+    assert outcome.status == MatchStatus.FINISHED and not outcome.faults
+    wait_for(lambda: "wrong_seq" in once.output(), 30, "the wrong_seq error")
+    line = rf"<< error wrong_seq match={outcome.match_id} seq=(\d+): (.*)"
+    found = re.search(line, once.output())
+    assert found is not None, once.output()
+    seq = int(found.group(1))
+    assert found.group(2) == (
+        f"match {outcome.match_id!r} decision {seq} is not pending "
+        f"(decision {seq - 1000} is pending): action dropped"
+    )
+
+    flood = healthy.raw_bot("flood-stale", "flood_stale")
+    outcome = healthy.play(
+        [healthy.remote("flood-stale"), HouseSeat("random", 1)], time_control=PATIENT
+    )
+    assert outcome.status == MatchStatus.FINISHED and not outcome.faults
+    wait_for(lambda: "rate_limited" in flood.output(), 30, "a rate_limited error")
+    assert re.search(
+        rf"<< error rate_limited match={outcome.match_id} seq=\d+: action for match "
+        rf"'{outcome.match_id}' decision \d+ dropped: over 20/s, burst 40",
+        flood.output(),
+    ), flood.output()

@@ -24,9 +24,11 @@ from arena.relay.base import (
     GatewayRelay,
     Inbound,
     InboundKind,
+    Reach,
     RunnerRelay,
 )
 from arena.relay.local import InProcessRelay
+from arena.relay.presence import gateway_key
 from arena.relay.redis import RedisGatewayRelay, RedisRunnerRelay
 from tests.protocol.harness import clear_prefix, new_prefix, wait_for
 
@@ -53,12 +55,16 @@ class LoopThread:
 class Sink:
     deliveries: list[Delivery] = field(default_factory=list)
     superseded: list[str] = field(default_factory=list)
+    revoked: list[str] = field(default_factory=list)
 
     def deliver(self, delivery: Delivery) -> None:
         self.deliveries.append(delivery)
 
     def supersede(self, reason: str) -> None:
         self.superseded.append(reason)
+
+    def revoke(self, reason: str) -> None:
+        self.revoked.append(reason)
 
 
 @dataclass
@@ -210,3 +216,59 @@ def test_a_gateway_resubscribes_its_bots_after_redis_was_down_a_while() -> None:
         loop.close()
         server.kill()
         server.wait(10)
+
+
+def test_reach_names_the_stream_and_whose_fault_its_absence_is(relays: Pair) -> None:
+    runner, (g1, g2) = relays.runner, relays.gateways
+    assert runner.reach("7") == Reach(None)
+    conn = relays.loop.run(g1.attach("7", Sink(), 1))
+    assert runner.reach("7") == Reach(conn)
+    newer = relays.loop.run(g2.attach("7", Sink(), 1))
+    assert runner.reach("7") == Reach(newer)
+    relays.loop.run(g1.detach("7", conn))  # the superseded stream's cleanup
+    assert runner.reach("7") == Reach(newer)
+    relays.loop.run(g2.detach("7", newer))  # a clean goodbye: no entry, the bot's doing
+    assert runner.reach("7") == Reach(None, gateway_lost=False)
+
+
+def test_a_gateway_that_died_is_told_from_one_that_let_its_bot_go() -> None:
+    if not settings.REDIS_URL:
+        pytest.fail("needs Redis: run through `make test`")
+    prefix, url = new_prefix(), str(settings.REDIS_URL)
+    loop = LoopThread()
+    runner = RedisRunnerRelay(url, prefix)
+    client = redis.Redis.from_url(url)
+    gateway = RedisGatewayRelay(url, prefix, gateway_id="doomed")
+    try:
+        loop.run(gateway.start())
+        key = gateway_key(prefix, "doomed")
+        assert int(client.ttl(key)) > 0, "a live gateway beats its key"  # type: ignore[arg-type]
+        loop.run(gateway.attach("7", Sink(), 1))
+        # as kill -9 leaves things: the subscription gone with the connection, the
+        # presence entry behind; while the key lives, the bot may merely be leaving
+        pubsub = gateway._pubsub
+        assert pubsub is not None
+
+        async def drop() -> None:
+            await pubsub.unsubscribe(f"{prefix}:bot:7")
+
+        loop.run(drop())
+        assert runner.reach("7") == Reach(None, gateway_lost=False)
+        client.delete(key)  # ... until the key expires
+        assert runner.reach("7") == Reach(None, gateway_lost=True)
+        loop.run(gateway.stop())
+        assert not client.exists(key), "a gateway that stops takes its key away"
+    finally:
+        runner.close()
+        client.close()
+        loop.close()
+        clear_prefix(prefix)
+
+
+def test_inbound_messages_carry_latency_fault_side_and_stream_through_redis() -> None:
+    from arena.relay.redis import decode_inbound, encode_inbound
+
+    action = Inbound(InboundKind.ACTION, "7", "m", 3, b"\x08\x01", latency_ms=1.25)
+    gone = Inbound(InboundKind.DISCONNECTED, "7", "m", detail="bye", arena=True, conn="42")
+    assert decode_inbound(encode_inbound(action)) == action
+    assert decode_inbound(encode_inbound(gone)) == gone

@@ -3,6 +3,7 @@ They read their instructions from environment variables."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import struct
@@ -98,3 +99,77 @@ class SlowHouseBot:
     def act(self, obs: object, legal: list[object]) -> object:
         time.sleep(0.04)
         return legal[0]
+
+
+class SeedSpy:
+    """Notes the seed it is made with (``SeedSpy.seen``), then plays the first legal action:
+    what a house bot could learn of its own randomness."""
+
+    name = "spy"
+    seen: list[int] = []
+
+    def __init__(self, seed: int) -> None:
+        SeedSpy.seen.append(seed)
+
+    def act(self, obs: object, legal: list[object]) -> object:
+        return legal[0]
+
+
+class HandMemoryBot(Bot):
+    """A bot that remembers deals: at its first decision of each match it notes its hand
+    and the public Black Market (advanced mode) in $AVENUE_TEST_RECORD (JSON lines). When
+    a later match opens on a market it has seen, it takes the deal for a repeat and
+    predicts that its opponent holds the hand it held then: under mirrored pairs, the
+    opponent of game 2 sits where this bot sat in game 1."""
+
+    def __init__(self) -> None:
+        self.rng = random.Random(os.environ.get("AVENUE_TEST_SEED", "1"))
+        self.path = os.environ["AVENUE_TEST_RECORD"]
+        self.seen: set[str] = set()
+        self.by_market: dict[tuple[int, ...], list[list[list[int]]]] = {}
+        self.lock = threading.Lock()
+
+    def decide(self, request: pb.DecisionRequest) -> int:
+        with self.lock:
+            if request.match_id not in self.seen:
+                self.seen.add(request.match_id)
+                self._note(request)
+        return self.rng.randrange(len(request.legal))
+
+    def _note(self, request: pb.DecisionRequest) -> None:
+        obs = request.observation
+        hand = sorted([c.agent, c.count] for c in obs.hand if c.count)
+        market = tuple(obs.market)
+        earlier = self.by_market.get(market)
+        line = {
+            "match_id": request.match_id,
+            "seat": request.seat,
+            "turn": obs.turn,
+            "hand": hand,
+            "market": list(market),
+            "predicted_opponent_hand": earlier[-1] if earlier else None,
+        }
+        self.by_market.setdefault(market, []).append(hand)
+        with open(self.path, "a") as out:
+            out.write(json.dumps(line) + "\n")
+
+
+class PausingBot(RecordingBot):
+    """A ``RecordingBot`` that, at its $AVENUE_TEST_PAUSE_AT-th decision, writes that
+    decision's seq to $AVENUE_TEST_MARKER and sleeps $AVENUE_TEST_SLEEP seconds before it
+    answers: the moment for a test to drop its stream. Once per marker: a bot started
+    again with the same marker does not pause."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pause_at = int(os.environ.get("AVENUE_TEST_PAUSE_AT", "3"))
+        self.sleep = float(os.environ.get("AVENUE_TEST_SLEEP", "60"))
+        self.marker = Path(os.environ["AVENUE_TEST_MARKER"])
+        self.decisions = 0
+
+    def decide(self, request: pb.DecisionRequest) -> int:
+        self.decisions += 1
+        if self.decisions == self.pause_at and not self.marker.exists():
+            self.marker.write_text(str(request.seq))
+            time.sleep(self.sleep)
+        return super().decide(request)

@@ -3,20 +3,25 @@ channel, so its own TCP connection), for the load and fault runs (``loadrig.py``
 
     python tests/reliability/bothost.py BOTS.json
 
-``BOTS.json`` is a list of ``{"name": ..., "arena": "127.0.0.1:PORT", "token": ...}``.
-Every bot plays ``RandomBot`` and reconnects quickly (backoff 0.2 s .. 2 s). SIGTERM or
-SIGINT stops them all; SIGKILL is how the fault run drops their connections.
+``BOTS.json`` is a list of ``{"name": ..., "arena": "127.0.0.1:PORT", "token": ...}``, with
+an optional ``"think_ms"`` (each answer waits that long: games that last, so that a fault
+hits decisions in flight). Every bot plays ``RandomBot`` and reconnects quickly (backoff
+0.2 s .. 2 s). SIGTERM or SIGINT stops them all; SIGKILL is how the fault run drops their
+connections. $BOTHOST_LOG_LEVEL sets the log level (default WARNING).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 
+from agent_avenue.v1 import arena_pb2 as pb
 from avenue_sdk.client import Client
 from avenue_sdk.examples.random_bot import RandomBot
 
@@ -25,14 +30,25 @@ from avenue_sdk.examples.random_bot import RandomBot
 MAX_MATCHES = 6
 
 
+class ThinkingBot(RandomBot):
+    def __init__(self, think_ms: float) -> None:
+        super().__init__()
+        self.think_s = think_ms / 1000
+
+    def decide(self, request: pb.DecisionRequest) -> int:
+        time.sleep(self.think_s)
+        return super().decide(request)
+
+
 def main() -> int:
     logging.basicConfig(
-        level=logging.WARNING, format="%(asctime)s %(levelname)s %(threadName)s %(message)s"
+        level=os.environ.get("BOTHOST_LOG_LEVEL", "WARNING"),
+        format="%(asctime)s %(levelname)s %(threadName)s %(message)s",
     )
     specs = json.loads(Path(sys.argv[1]).read_text())
     clients = [
         Client(
-            RandomBot(),
+            ThinkingBot(float(s["think_ms"])) if s.get("think_ms") else RandomBot(),
             s["arena"],
             s["token"],
             max_matches=MAX_MATCHES,

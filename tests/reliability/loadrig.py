@@ -308,7 +308,6 @@ class LoadRig:
         league = svc.do_create_league(
             svc.LeagueSettings(
                 name=f"load {self.tag}",
-                seed=3,
                 seats=4,
                 decision_ms=cfg.decision_ms,
                 bank_ms=cfg.bank_ms,

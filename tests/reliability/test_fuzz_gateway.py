@@ -22,6 +22,7 @@ import uuid
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import Future
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -73,7 +74,9 @@ STREAMS = settings(
 def arena(tmp_path: Path, transactional_db: None) -> Iterator[Arena]:
     if not django_settings.REDIS_URL:
         pytest.fail("the gateway fuzz tests need a real Redis: run them through `make test`")
-    with running_arena(tmp_path) as a:
+    # Many wrong tokens on purpose, all from this host: no failed-attempt limit here
+    # (tests/protocol/test_gateway_limits.py covers it).
+    with running_arena(tmp_path, replace(FAST, auth_failure_burst=1_000_000)) as a:
         yield a
 
 
@@ -383,7 +386,7 @@ def test_frames_after_the_hello(arena: Arena, raw: pf.RawChannel) -> None:
 
 def test_oversized_frames(arena: Arena, raw: pf.RawChannel) -> None:
     """A frame past GATEWAY_MAX_MESSAGE_BYTES, before or after the Hello, ends that stream
-    with RESOURCE_EXHAUSTED and nothing else."""
+    with Error(message_too_large) and RESOURCE_EXHAUSTED, and nothing else."""
     _, token = arena.bot("bigmouth")
     limit = arena.gateway.config.max_message_bytes
 
@@ -405,7 +408,8 @@ def test_oversized_frames(arena: Arena, raw: pf.RawChannel) -> None:
         ex = raw.exchange(frames, token, timeout=CALL_TIMEOUT_S)
         ended_in_time(ex)
         assert ex.status is grpc.StatusCode.RESOURCE_EXHAUSTED, (ex.status, ex.details)
-        assert set(ex.kinds()) <= {"welcome", "ping"}
+        assert set(ex.kinds()) <= {"welcome", "ping", "error"}
+        assert ex.errors() == ["message_too_large"] and "over the limit of" in ex.details
 
     check()
     print(f"examples run: {runs['examples']}")
@@ -428,8 +432,9 @@ def test_a_misbehaving_bot_in_a_match(
     for unknown matches, pings, pongs with wrong nonces and Hellos, then answers with a
     legal index, an index past ``legal``, an index and a choice that disagree, a random
     choice, garbage or nothing usable. The match always finishes, with exactly the fault
-    that answer deserves (never a timeout), every stale answer counted, every other
-    message answered as documented; the other bot's match sees none of it."""
+    that answer deserves (never a timeout), every stale answer counted and answered with
+    ``wrong_seq``, every other message answered as documented; the other bot's match sees
+    none of it."""
     _, token = arena.bot("fuzzy")
     arena.sdk_bot("bystander", RANDOM)
     patient = TimeControl(decision_ms=5_000, bank_ms=0)
@@ -543,7 +548,10 @@ def make_noise(
     if noise == "stale_seq":
         seq = data.draw(st.integers(0, 2**64 - 1).filter(lambda s: s != request.seq))
         action = pb.Action(match_id=request.match_id, seq=seq, choice_index=0)
-        return pb.BotMessage(action=action).SerializeToString(), None
+        # dropped (and counted by the runner); the bot is told which decision it got wrong
+        return pb.BotMessage(action=action).SerializeToString(), (
+            "error", "wrong_seq", request.match_id, seq
+        )
     if noise in ("other_match", "unknown_match"):
         match_id = other if noise == "other_match" else data.draw(pf.text(), label="match id")
         action = data.draw(pf.messages(pb.Action), label="action")

@@ -23,7 +23,7 @@ def make_league(
     fit: bool = True,
 ) -> League:
     """A league of house bots ``{slug}-{i}`` with ``rounds`` rounds played to the end."""
-    league = svc.do_create_league(svc.LeagueSettings(name=name, mode=mode, seats=seats, seed=11))
+    league = svc.do_create_league(svc.LeagueSettings(name=name, mode=mode, seats=seats))
     for i, spec in enumerate(specs):
         bot = svc.do_create_house_bot(f"{league.slug}-{i}", spec)
         svc.do_enter(league, bot)
@@ -48,11 +48,11 @@ class LiveSetup:
 
 def hidden_strings(match: Match) -> list[str]:
     """What a running match keeps private, as it would appear in a response: each seat's
-    dealt hand and the deck order as JSON lists (both separators), and the seeds."""
+    dealt hand and the deck order as JSON lists (both separators), and the seed."""
     parts = list(match.participations.select_related("bot").order_by("seat"))
     state = new_game(game_config(match.league, match, parts), match.deck_seed)
     lists = [_cards(h) for h in state.hands] + [[c.name for c in state.deck]]
-    out = [str(match.deck_seed), str(match.league.seed)]
+    out = [str(match.deck_seed), f"{match.deck_seed:x}"]
     for cards in lists:
         out += [json.dumps(cards), json.dumps(cards, separators=(",", ":")), ", ".join(cards)]
     return out
@@ -67,8 +67,9 @@ def find_leaks(text: str, secrets: list[str]) -> list[str]:
 
 
 def make_live(name: str = "Live League") -> LiveSetup:
-    """A league whose first match finished and whose mirror game (same deck) is running."""
-    league = svc.do_create_league(svc.LeagueSettings(name=name, seed=987_654_321_987))
+    """A league of house bots playing mirrored pairs whose first match finished and whose
+    mirror game (same deck) is running."""
+    league = svc.do_create_league(svc.LeagueSettings(name=name, deals="mirrored"))
     for i, spec in enumerate(["random", "greedy"]):
         svc.do_enter(league, svc.do_create_house_bot(f"{league.slug}-{i}", spec))
     scheduled = do_schedule_round(league, enqueue=False)

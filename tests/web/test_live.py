@@ -8,6 +8,7 @@ import json
 import pytest
 from django.test import Client
 
+from arena.services import leagues as svc
 from avenue_sdk.viewer.frames import OMNISCIENT, Perspective, frames
 from referee.replay import record_game
 from tests.web.helpers import find_leaks, make_live
@@ -98,3 +99,94 @@ def test_once_the_pair_is_over_everything_is_shown(client: Client) -> None:
     response = client.get(f"/api/matches/{setup.partner.pk}/frames/?perspective=omniscient")
     assert response.status_code == 200
     assert "deck" in response.json()["frames"][0]
+
+
+def _result_free(summary: dict) -> bool:  # type: ignore[type-arg]
+    seats_blank = all(
+        s.get(k) is None
+        for s in summary["seats"]
+        for k in ("won", "rating_change", "rating_before", "rating_after", "decisions", "fault")
+    )
+    return (
+        summary["withheld"] is True and summary["winner_team"] is None
+        and summary["end_reason"] is None and summary["turns"] is None and seats_blank
+    )  # fmt: skip
+
+
+def test_the_finished_game_of_a_running_mirrored_pair_shows_no_result(client: Client) -> None:
+    """Its result, turns, decisions and rating changes are withheld like its replay, on
+    every page and API answer that would show them, until the pair is over."""
+    from arena.models import Match, MatchStatus
+
+    setup = make_live()
+    partner = Match.objects.get(pk=setup.partner.pk)
+    assert partner.winner_team is not None and partner.turns  # there is a result to hide
+    change = partner.participations.order_by("seat")[0].rating_change
+    assert change
+    detail = client.get(f"/api/matches/{partner.pk}/").json()
+    assert _result_free(detail) and detail["decisions"] is None and detail["duration_ms"] is None
+    bots = [p.bot.name for p in partner.participations.select_related("bot")]
+    for query in (f"league={setup.league.slug}", f"bot={bots[0]}", "status=finished", ""):
+        listed = client.get(f"/api/matches/?{query}").json()["results"]
+        mine = [s for s in listed if s["id"] == partner.pk]
+        assert mine and _result_free(mine[0]), query
+    page = client.get(f"/matches/{partner.pk}/").content.decode()
+    assert 'id="match-result"' not in page and f"{partner.turns} turns" not in page
+    assert f"({change:.1f})" not in page
+    for url in (f"/matches/?league={setup.league.slug}", f"/leagues/{setup.league.slug}/"):
+        body = client.get(url).content.decode()
+        assert partner.get_end_reason_display() not in body, url
+        assert "team A ·" not in body and "team B ·" not in body, url
+    for name in bots:
+        body = client.get(f"/bots/{name}/").content.decode()
+        recent = body[body.index('id="recent"') :]
+        assert ">won<" not in recent and ">lost<" not in recent, name
+        assert f">{change:.1f}<" not in recent and f">{-change:.1f}<" not in recent, name
+
+    # the pair is over: everything is shown, from the same (cached) summaries
+    Match.objects.filter(pk=setup.live.pk).update(status=MatchStatus.VOID)
+    detail = client.get(f"/api/matches/{partner.pk}/").json()
+    assert detail["withheld"] is False and detail["winner_team"] == partner.winner_team
+    assert detail["turns"] == partner.turns and detail["seats"][0]["rating_change"] == float(change)
+    listed = client.get(f"/api/matches/?league={setup.league.slug}").json()["results"]
+    assert [s["winner_team"] for s in listed if s["id"] == partner.pk] == [partner.winner_team]
+    page = client.get(f"/matches/{partner.pk}/").content.decode()
+    assert 'id="match-result"' in page
+
+
+def test_independent_deals_withhold_nothing(client: Client) -> None:
+    """By default a finished game's result and replay are out at once, whatever its
+    partner does: the two share no deal."""
+    from arena.services.matches import do_claim_match, play_match
+    from arena.services.rounds import do_schedule_round
+
+    league = svc.do_create_league(svc.LeagueSettings(name="Independent"))
+    for i, spec in enumerate(["random", "greedy"]):
+        svc.do_enter(league, svc.do_create_house_bot(f"{league.slug}-{i}", spec))
+    scheduled = do_schedule_round(league, enqueue=False)
+    assert scheduled is not None
+    first, second = sorted(scheduled.matches)
+    play_match(first)
+    assert do_claim_match(second, "test-worker") is not None
+    detail = client.get(f"/api/matches/{first}/").json()
+    assert detail["replay"] == "available" and detail["withheld"] is False
+    assert detail["winner_team"] is not None
+    assert client.get(f"/api/matches/{first}/replay/").status_code == 200
+
+
+def test_the_admin_shows_no_seed_of_an_unfinished_match(admin_client) -> None:  # type: ignore[no-untyped-def]
+    from arena.models import Match, MatchStatus
+
+    setup = make_live()
+    running = admin_client.get(f"/admin/arena/match/{setup.live.pk}/change/")
+    assert running.status_code == 200
+    assert str(setup.live.deck_seed) not in running.content.decode()
+    listing = admin_client.get("/admin/arena/match/").content.decode()
+    assert str(setup.live.deck_seed) not in listing
+    # nor the finished game of its mirrored pair (the same seed) until the pair is over;
+    # then it may: the replay holds it anyway
+    done = admin_client.get(f"/admin/arena/match/{setup.partner.pk}/change/").content.decode()
+    assert str(setup.partner.deck_seed) not in done
+    Match.objects.filter(pk=setup.live.pk).update(status=MatchStatus.VOID)
+    done = admin_client.get(f"/admin/arena/match/{setup.partner.pk}/change/").content.decode()
+    assert str(setup.partner.deck_seed) in done

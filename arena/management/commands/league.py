@@ -52,7 +52,16 @@ class Command(BaseCommand):
         create.add_argument("--mode", default="simple")
         create.add_argument("--seats", type=int, default=2)
         create.add_argument("--ruleset", default="standard")
-        create.add_argument("--pairs", type=int, default=1, help="mirrored pairs per pairing")
+        create.add_argument(
+            "--deals",
+            default="independent",
+            choices=["independent", "mirrored"],
+            help="independent (default): every match its own secret deal; mirrored: both "
+            "games of a pair on one deck, for leagues of house bots only",
+        )
+        create.add_argument(
+            "--pairs", type=int, default=1, help="pairs of games (teams swapped) per pairing"
+        )
         create.add_argument("--k", type=float, default=24.0, help="Elo K factor")
         create.add_argument("--decision-ms", type=int, default=5_000)
         create.add_argument("--bank-ms", type=int, default=60_000)
@@ -61,6 +70,12 @@ class Command(BaseCommand):
             type=int,
             default=2_000,
             help="how long a remote seat waits for its bot at the start",
+        )
+        create.add_argument(
+            "--reconnect-grace-ms",
+            type=int,
+            default=30_000,
+            help="how long a bot whose stream dropped mid-match may take to come back",
         )
         create.add_argument("--no-show-retries", type=int, default=3)
         create.add_argument("--no-show-window", type=int, default=300, help="seconds")
@@ -73,7 +88,6 @@ class Command(BaseCommand):
         )
         create.add_argument("--unrated", action="store_true")
         create.add_argument("--closed", action="store_true", help="closed for entries")
-        create.add_argument("--seed", type=int)
         create.add_argument("--schedule", help="'every 10m', '2h' or a cron expression")
         enter = sub.add_parser("enter", help="enter bots (house bot specs create house bots)")
         enter.add_argument("name")
@@ -132,23 +146,24 @@ class Command(BaseCommand):
             mode=o["mode"],
             seats=o["seats"],
             ruleset=o["ruleset"],
+            deals=o["deals"],
             pairs_per_pairing=o["pairs"],
             decision_ms=o["decision_ms"],
             bank_ms=o["bank_ms"],
             fault_policy=policy,
             connect_grace_ms=o["grace_ms"],
+            reconnect_grace_ms=o["reconnect_grace_ms"],
             no_show_retries=o["no_show_retries"],
             no_show_window_s=o["no_show_window"],
             k_factor=o["k"],
             rated=not o["unrated"],
             open_for_entries=not o["closed"],
-            seed=o["seed"],
         )
         spec = svc.ScheduleSpec.parse(o["schedule"]) if o["schedule"] else None
         league = svc.do_create_league(settings_, spec)
         self.stdout.write(
             f"created league {league.name} ({league.slug}): {league.mode}, {league.seats} seats, "
-            f"ruleset {league.ruleset} v{league.ruleset_version}, "
+            f"ruleset {league.ruleset} v{league.ruleset_version}, {league.get_deals_display()}, "
             f"{spec.describe() if spec else 'rounds start by hand'}"
         )
 
@@ -296,10 +311,12 @@ class Command(BaseCommand):
                     slug="demo",
                     description="House bots: random, one-ply greedy, Monte Carlo search.",
                     pairs_per_pairing=2,
-                    seed=2026,
                 )
             )
-            self.stdout.write(f"created {league.name} (simple, 2 seats, 2 mirrored pairs)")
+            self.stdout.write(
+                f"created {league.name} (simple, 2 seats, 2 pairs per pairing, "
+                "independent deals)"
+            )
         for name, spec in (
             ("random", "random"),
             ("greedy", "greedy"),
@@ -387,9 +404,13 @@ class Command(BaseCommand):
         return head + f"{winner} wins by {reason} after {turns}{change}"
 
     def print_standings(self, league: League) -> None:
-        rows = standings(league)
+        # the site's order: the batch fit's (bots not in a fit yet after, by live Elo)
+        rows = sorted(
+            standings(league),
+            key=lambda r: (r.batch is None, -(r.batch.elo if r.batch else float(r.rating))),
+        )
         self.stdout.write("")
-        self.stdout.write(f"Standings of {league.name}")
+        self.stdout.write(f"Standings of {league.name} (# follows the batch fit)")
         self.stdout.write(
             f"{'#':>3}  {'bot':<20} {'Elo':>7}  {'batch Elo [95%]':<22} {'rank':<7} "
             f"{'games':>5} {'W':>4} {'L':>4} {'forfeits':>8}"

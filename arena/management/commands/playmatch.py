@@ -16,10 +16,11 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from arena.deals import house_bot_seed, new_seed
 from arena.gateway import DatabaseAuthenticator, Gateway, GatewayConfig, GatewayThread
 from arena.management.commands.rungateway import split_address
 from arena.models import Bot, BotKind
-from arena.relay import RunnerRelay, runner_relay
+from arena.relay import RelayError, RunnerRelay, runner_relay
 from arena.relay.local import shared_relay
 from arena.runner import HouseSeat, MatchResult, RemoteSeat, Seat, TimeControl, run_match
 from referee import GameConfig
@@ -50,11 +51,22 @@ class Command(BaseCommand):
         parser.add_argument("--mode", default="simple", choices=["simple", "advanced"])
         parser.add_argument("--ruleset", default="standard")
         parser.add_argument("--games", type=int, default=1)
-        parser.add_argument("--seed", type=int, default=1, help="game i uses seed + i")
+        parser.add_argument(
+            "--seed",
+            type=int,
+            help="game i is dealt from seed + i (to replay a deal by hand); default: a fresh "
+            "secret seed per game, as in a league",
+        )
         parser.add_argument("--decision-ms", type=int, default=TimeControl.decision_ms)
         parser.add_argument("--bank-ms", type=int, default=TimeControl.bank_ms)
         parser.add_argument(
             "--wait", type=float, default=60.0, help="seconds to wait for remote bots to connect"
+        )
+        parser.add_argument(
+            "--reconnect-grace",
+            type=float,
+            default=30.0,
+            help="seconds a remote bot whose stream dropped mid-game may take to come back",
         )
         parser.add_argument("--gateway-port", type=int, help="embedded mode: the gateway's port")
         parser.add_argument("--replay-dir", type=Path, help="write each game's replay here")
@@ -71,9 +83,10 @@ class Command(BaseCommand):
         gateway = self._embedded_gateway(options)
         try:
             for game in range(options["games"]):
-                seed = options["seed"] + game
+                seed = new_seed() if options["seed"] is None else options["seed"] + game
                 seats = [
-                    _seat(spec, relay, seed * 10 + i) for i, spec in enumerate(options["seats"])
+                    _seat(spec, relay, house_bot_seed(seed, i))
+                    for i, spec in enumerate(options["seats"])
                 ]
                 if game == 0:
                     remote = [s.name for s in seats if s.kind == "remote"]
@@ -81,14 +94,21 @@ class Command(BaseCommand):
                         self.stdout.write(
                             f"waiting up to {options['wait']:g} s for {', '.join(remote)}"
                         )
-                outcome = run_match(
-                    seats,
-                    config,
-                    seed,
-                    match_id=f"play-{uuid.uuid4().hex[:12]}",
-                    time_control=TimeControl(options["decision_ms"], options["bank_ms"]),
-                    connect_grace_s=options["wait"],
-                )
+                try:
+                    outcome = run_match(
+                        seats,
+                        config,
+                        seed,
+                        match_id=f"play-{uuid.uuid4().hex[:12]}",
+                        time_control=TimeControl(options["decision_ms"], options["bank_ms"]),
+                        connect_grace_s=options["wait"],
+                        reconnect_grace_s=options["reconnect_grace"],
+                    )
+                except RelayError as exc:
+                    raise CommandError(
+                        f"game {game + 1}: the arena failed, not a bot, and the game cannot go "
+                        f"on ({exc})"
+                    ) from None
                 self._report(game, outcome, options)
         finally:
             if gateway is not None:

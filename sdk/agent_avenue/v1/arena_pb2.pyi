@@ -114,6 +114,7 @@ class FaultCause(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     FAULT_CAUSE_MALFORMED_ACTION: _ClassVar[FaultCause]
     FAULT_CAUSE_NO_SHOW: _ClassVar[FaultCause]
     FAULT_CAUSE_CRASH: _ClassVar[FaultCause]
+    FAULT_CAUSE_MESSAGE_TOO_LARGE: _ClassVar[FaultCause]
 
 class MatchOutcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -202,6 +203,7 @@ FAULT_CAUSE_ILLEGAL_ACTION: FaultCause
 FAULT_CAUSE_MALFORMED_ACTION: FaultCause
 FAULT_CAUSE_NO_SHOW: FaultCause
 FAULT_CAUSE_CRASH: FaultCause
+FAULT_CAUSE_MESSAGE_TOO_LARGE: FaultCause
 MATCH_OUTCOME_UNSPECIFIED: MatchOutcome
 MATCH_OUTCOME_WIN: MatchOutcome
 MATCH_OUTCOME_LOSS: MatchOutcome
@@ -300,20 +302,22 @@ class Pong(_message.Message):
     def __init__(self, nonce: _Optional[int] = ...) -> None: ...
 
 class MatchStarted(_message.Message):
-    __slots__ = ("match_id", "seat", "team", "config", "players", "time_control")
+    __slots__ = ("match_id", "seat", "team", "config", "players", "time_control", "resumed")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     TEAM_FIELD_NUMBER: _ClassVar[int]
     CONFIG_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
+    RESUMED_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     seat: int
     team: int
     config: MatchConfig
     players: _containers.RepeatedCompositeFieldContainer[Player]
     time_control: TimeControl
-    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., team: _Optional[int] = ..., config: _Optional[_Union[MatchConfig, _Mapping]] = ..., players: _Optional[_Iterable[_Union[Player, _Mapping]]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ...) -> None: ...
+    resumed: bool
+    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., team: _Optional[int] = ..., config: _Optional[_Union[MatchConfig, _Mapping]] = ..., players: _Optional[_Iterable[_Union[Player, _Mapping]]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., resumed: _Optional[bool] = ...) -> None: ...
 
 class MatchConfig(_message.Message):
     __slots__ = ("mode", "ruleset", "ruleset_version", "teams", "first_team")
@@ -354,7 +358,7 @@ class TimeControl(_message.Message):
     def __init__(self, decision_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ...) -> None: ...
 
 class DecisionRequest(_message.Message):
-    __slots__ = ("match_id", "seq", "kind", "seat", "observation", "legal", "decision_ms", "bank_ms", "previous_latency_ms")
+    __slots__ = ("match_id", "seq", "kind", "seat", "observation", "legal", "decision_ms", "bank_ms", "previous_latency_ms", "resent")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -364,6 +368,7 @@ class DecisionRequest(_message.Message):
     DECISION_MS_FIELD_NUMBER: _ClassVar[int]
     BANK_MS_FIELD_NUMBER: _ClassVar[int]
     PREVIOUS_LATENCY_MS_FIELD_NUMBER: _ClassVar[int]
+    RESENT_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     seq: int
     kind: DecisionKind
@@ -373,7 +378,8 @@ class DecisionRequest(_message.Message):
     decision_ms: int
     bank_ms: int
     previous_latency_ms: float
-    def __init__(self, match_id: _Optional[str] = ..., seq: _Optional[int] = ..., kind: _Optional[_Union[DecisionKind, str]] = ..., seat: _Optional[int] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal: _Optional[_Iterable[_Union[Choice, _Mapping]]] = ..., decision_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., previous_latency_ms: _Optional[float] = ...) -> None: ...
+    resent: bool
+    def __init__(self, match_id: _Optional[str] = ..., seq: _Optional[int] = ..., kind: _Optional[_Union[DecisionKind, str]] = ..., seat: _Optional[int] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal: _Optional[_Iterable[_Union[Choice, _Mapping]]] = ..., decision_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., previous_latency_ms: _Optional[float] = ..., resent: _Optional[bool] = ...) -> None: ...
 
 class Action(_message.Message):
     __slots__ = ("match_id", "seq", "choice_index", "choice")

@@ -295,6 +295,7 @@ def decision_request(
     decision_ms: int,
     bank_ms: int,
     previous_latency_ms: float | None,
+    resent: bool = False,
 ) -> bytes:
     msg = pb.ArenaMessage()
     req = msg.decision_request
@@ -308,6 +309,7 @@ def decision_request(
     req.decision_ms = decision_ms
     req.bank_ms = bank_ms
     req.previous_latency_ms = previous_latency_ms or 0.0
+    req.resent = resent
     return msg.SerializeToString()
 
 
@@ -320,6 +322,7 @@ def match_started(
     names: Sequence[str],
     decision_ms: int,
     bank_ms: int,
+    resumed: bool = False,
 ) -> bytes:
     return pb.ArenaMessage(
         match_started=pb.MatchStarted(
@@ -331,6 +334,7 @@ def match_started(
                 pb.Player(seat=s, team=config.team_of(s), name=name) for s, name in enumerate(names)
             ],
             time_control=pb.TimeControl(decision_ms=decision_ms, bank_ms=bank_ms),
+            resumed=resumed,
         )
     ).SerializeToString()
 

@@ -24,6 +24,8 @@ class FaultCause(enum.StrEnum):
     NO_SHOW = "no_show"
     #: the bot raised an exception (a house bot in-process; any bot in the local arena)
     CRASH = "crash"
+    #: a message over the gateway's size limit while a decision was pending
+    MESSAGE_TOO_LARGE = "message_too_large"
 
     @property
     def label(self) -> str:

@@ -1,0 +1,213 @@
+"""A bot connected to some gateway, reached through the relay.
+
+One decision (``RemoteSeat.ask``) is a loop: send the request to the bot's stream, wait
+for its answer in slices, and meanwhile keep an eye on the match's bots
+(``arena.runner.resume``): a bot that drops is waited for (its clock stopped) and, when
+it is back, gets the request again with the same seq and the whole history.
+
+The bot is charged the gateway's measure of each answer (from writing the request to the
+stream to reading the answer, ``Inbound.latency_ms``), plus, when its own stream dropped
+while it held the request, the time it held it: never the relay's or the runner's delays,
+nor the time its gateway was gone.
+"""
+
+from __future__ import annotations
+
+import time
+
+from google.protobuf.message import DecodeError
+
+from agent_avenue.v1 import arena_pb2 as pb
+from arena.relay.base import Delivery, DeliveryKind, Inbound, InboundKind, RunnerRelay
+from arena.runner.faults import FaultCause
+from arena.runner.resume import AWAY_POLL_S, POLL_S, Reconnects
+from arena.runner.seats import Answer, Ask, Ending, MatchContext, Seat
+from avenue_sdk.protocol import convert
+
+#: the first wait for an answer, pipelined with its request on Redis (seconds)
+FIRST_WAIT = 0.05
+#: the runner waits this much past a seat's allowance before calling it a timeout: the
+#: gateway's measure decides, and the relay's delays are not the bot's
+SLACK_S = 2.0
+
+
+class RemoteSeat(Seat):
+    kind = "remote"
+
+    def __init__(self, bot_id: str, name: str, relay: RunnerRelay) -> None:
+        self.bot_id = bot_id
+        self.name = name
+        self.relay = relay
+        self._history_sent = 0
+        self._previous_latency: float | None = None
+        self._ctx: MatchContext | None = None
+
+    @property
+    def _bot_id(self) -> str:
+        assert self.bot_id is not None
+        return self.bot_id
+
+    def _reconnects(self) -> Reconnects:
+        assert self._ctx is not None and self._ctx.reconnects is not None
+        return self._ctx.reconnects
+
+    def open(self, ctx: MatchContext) -> None:
+        self._ctx = ctx
+        if ctx.reconnects is None:
+            ctx.reconnects = Reconnects(self.relay, ctx.reconnect_grace_s)
+        self.relay.open_match(ctx.match_id)
+
+    def _started(self, ctx: MatchContext, seat: int, resumed: bool) -> Delivery:
+        tc = ctx.time_control
+        payload = convert.match_started(
+            match_id=ctx.match_id,
+            seat=seat,
+            config=ctx.config,
+            first_team=ctx.first_team,
+            names=ctx.names,
+            decision_ms=tc.decision_ms,
+            bank_ms=tc.bank_ms,
+            resumed=resumed,
+        )
+        return Delivery(DeliveryKind.STARTED, ctx.match_id, 0, payload)
+
+    def start(self, ctx: MatchContext, seat: int) -> Answer | None:
+        delivery = self._started(ctx, seat, resumed=False)
+        give_up = time.monotonic() + ctx.connect_grace_s
+        while not self.relay.deliver(self._bot_id, delivery):
+            if time.monotonic() >= give_up:
+                return Answer(
+                    0.0,
+                    fault=FaultCause.NO_SHOW,
+                    detail=f"{self.name} was not connected when the match started"
+                    + (f" (waited {ctx.connect_grace_s:g} s)" if ctx.connect_grace_s else ""),
+                )
+            time.sleep(0.05)
+        self._reconnects().joined(self._bot_id, seat, self)
+        return None
+
+    def resume(self, seat: int) -> None:
+        """The bot is back on a new stream: tell it the match goes on; its next request
+        carries the whole history (what it knew may be gone with the old stream)."""
+        assert self._ctx is not None
+        self.relay.deliver(self._bot_id, self._started(self._ctx, seat, resumed=True))
+        self._history_sent = 0
+
+    def _request(self, ctx: MatchContext, ask: Ask, spent_ms: float, resent: bool) -> Delivery:
+        decision_left = max(0.0, ask.decision_ms - spent_ms)
+        bank_left = ask.bank_ms - max(0.0, spent_ms - ask.decision_ms)
+        payload = convert.decision_request(
+            match_id=ctx.match_id,
+            seq=ask.seq,
+            obs=ask.obs,
+            first_team=ctx.first_team,
+            legal=ask.legal,
+            history_start=0 if resent else self._history_sent,
+            decision_ms=int(decision_left),
+            bank_ms=max(0, int(bank_left)),
+            previous_latency_ms=self._previous_latency,
+            resent=resent,
+        )
+        return Delivery(DeliveryKind.REQUEST, ctx.match_id, ask.seq, payload)
+
+    def ask(self, ctx: MatchContext, seat: int, ask: Ask) -> Answer:
+        answer = self._decide(ctx, ask)
+        self._history_sent = len(ask.obs.history)
+        self._previous_latency = answer.latency_ms
+        return answer
+
+    def _decide(self, ctx: MatchContext, ask: Ask) -> Answer:
+        rc = self._reconnects()
+        bot = self._bot_id
+        #: ms the bot held this request on streams that have since dropped by its fault
+        spent_ms = 0.0
+        #: when the request last went out to a stream of the bot (None: not out now)
+        out_at: float | None = None
+        sent = False
+        first: Inbound | None = None
+        next_look = time.monotonic() + POLL_S
+        while True:
+            now = time.monotonic()
+            expired = rc.expired(now)  # raises ArenaFault when the arena kept one away
+            if expired is not None:
+                away = rc.away[expired]
+                return Answer(
+                    spent_ms,
+                    disconnected_bot=expired,
+                    detail=f"{away.why}; not back within the {rc.grace_s:g} s reconnect grace",
+                )
+            if out_at is None and bot not in rc.away:
+                delivered, first = self.relay.deliver_and_pop(
+                    bot, self._request(ctx, ask, spent_ms, resent=sent), ctx.match_id, FIRST_WAIT
+                )
+                if delivered:
+                    out_at, sent = now, True
+                else:
+                    rc.left(bot, now, "not connected")
+                    next_look = now
+            held_ms = spent_ms + ((now - out_at) * 1000 if out_at is not None else 0.0)
+            if out_at is not None and held_ms > ask.allowance_ms + SLACK_S * 1000:
+                return Answer(
+                    held_ms,
+                    fault=FaultCause.TIMEOUT,
+                    detail=f"no answer to decision {ask.seq} within {ask.allowance_s:g} s",
+                )
+            inbound, first = first, None
+            if inbound is None:
+                until = next_look
+                if out_at is not None:
+                    until = min(until, now + (ask.allowance_ms + SLACK_S * 1000 - held_ms) / 1000)
+                inbound = self.relay.pop(ctx.match_id, max(0.002, until - now))
+            now = time.monotonic()
+            if inbound is not None:
+                if inbound.kind is InboundKind.DISCONNECTED:
+                    if rc.notice(inbound, now) and inbound.bot_id == bot and out_at is not None:
+                        if not inbound.arena:
+                            spent_ms += (now - out_at) * 1000
+                        out_at = None
+                elif inbound.bot_id != bot:
+                    ctx.drops.foreign += 1
+                elif inbound.seq != ask.seq:
+                    ctx.drops.stale += 1
+                elif out_at is not None or sent:
+                    wall = (now - out_at) * 1000 if out_at is not None else 0.0
+                    measured = inbound.latency_ms if inbound.latency_ms is not None else wall
+                    return self._read(inbound, ask, spent_ms + measured)
+            if now >= next_look:
+                back = rc.look(now)
+                if bot in rc.away and out_at is not None:
+                    out_at = None  # unreachable: the arena's loss, or the bot's notice follows
+                if bot in back:
+                    out_at = None  # send it again on the new stream
+                next_look = now + (AWAY_POLL_S if bot in rc.away else POLL_S)
+
+    def _read(self, inbound: Inbound, ask: Ask, latency: float) -> Answer:
+        if inbound.kind is InboundKind.MALFORMED:
+            return Answer(latency, fault=FaultCause.MALFORMED_ACTION, detail=inbound.detail)
+        if inbound.kind is InboundKind.TOO_LARGE:
+            return Answer(latency, fault=FaultCause.MESSAGE_TOO_LARGE, detail=inbound.detail)
+        try:
+            message = pb.Action.FromString(inbound.payload)
+        except DecodeError as exc:
+            return Answer(latency, fault=FaultCause.MALFORMED_ACTION, detail=str(exc))
+        try:
+            action = convert.read_answer(message, ask.legal)
+        except convert.AnswerError as exc:
+            return Answer(latency, fault=FaultCause(exc.cause.value), detail=str(exc))
+        return Answer(latency, action=action)
+
+    def end(self, ctx: MatchContext, seat: int, ending: Ending) -> None:
+        payload = convert.match_ended(
+            match_id=ctx.match_id,
+            seat=seat,
+            team=ctx.config.team_of(seat),
+            result=ending.result,
+            fault_cause=ending.fault_cause,
+            fault_seat=ending.fault_seat,
+            replay_id=ctx.replay_id,
+            message=ending.message,
+        )
+        self.relay.deliver(self._bot_id, Delivery(DeliveryKind.ENDED, ctx.match_id, 0, payload))
+
+    def close(self, ctx: MatchContext) -> None:
+        self.relay.close_match(ctx.match_id)
