@@ -79,9 +79,9 @@ class Bot(models.Model):
     def memory_controlled(self) -> bool:
         """Whether the arena controls what this bot remembers between matches: house bots
         are made afresh for every match. A dial-in bot keeps whatever it likes, so it may
-        not play mirrored pairs (``arena.deals``). Hosted bots restarted per match would
-        say True here too."""
-        return self.kind == BotKind.HOUSE
+        not play mirrored pairs (``arena.deals``). A hosted bot runs in a fresh sandbox for
+        every match (``arena.hosting.sandbox``: new process, new tmp, nothing kept)."""
+        return self.kind in (BotKind.HOUSE, BotKind.HOSTED)
 
 
 class BotVersion(models.Model):
