@@ -22,6 +22,11 @@ except SandboxUnavailable as exc:  # pragma: no cover - make test installs bubbl
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+
+def got(version: CodeVersion | None) -> CodeVersion:
+    assert version is not None
+    return version
+
 GOOD = b"from avenue_sdk import Bot\n\n\nclass Mine(Bot):\n    version = 'v{n}'\n"
 BAD = b"from avenue_sdk import Bot\n\n\nclass Mine(Bot):\n    def decide(self, r):\n        1/0\n"
 
@@ -36,7 +41,7 @@ def test_versions_checked_activated_and_switched_back(owner) -> None:  # type: i
     assert bot.memory_controlled and bot.token_hash is None
     v1 = services.do_upload(owner, bot, "mine.py", GOOD.replace(b"{n}", b"1"), "mine:Mine")
     assert (v1.number, v1.status, v1.parent) == (1, VersionStatus.CHECKING, None)
-    assert check_next("test-host").pk == v1.pk
+    assert got(check_next("test-host")).pk == v1.pk
     v1.refresh_from_db()
     assert v1.status == VersionStatus.READY and v1.active, v1.check_log
     assert "played one game against random" in v1.check_log
@@ -47,7 +52,7 @@ def test_versions_checked_activated_and_switched_back(owner) -> None:  # type: i
     v2.refresh_from_db()
     assert v2.status == VersionStatus.REJECTED and not v2.active
     assert "ZeroDivisionError" in v2.check_log
-    assert services.active_version(bot).pk == v1.pk
+    assert got(services.active_version(bot)).pk == v1.pk
     with pytest.raises(services.HostingError, match="only a checked version plays"):
         services.do_activate(owner, bot, 2)
 
@@ -56,7 +61,7 @@ def test_versions_checked_activated_and_switched_back(owner) -> None:  # type: i
     v3.refresh_from_db()
     assert v3.status == VersionStatus.READY and v3.active and v3.parent_id == v1.pk
     services.do_activate(owner, bot, 1)  # switch back
-    assert services.active_version(bot).number == 1
+    assert got(services.active_version(bot)).number == 1
     assert CodeVersion.objects.filter(bot=bot, active=True).count() == 1
     with pytest.raises(IntegrityError), transaction.atomic():
         CodeVersion.objects.filter(pk=v3.pk).update(active=True)
@@ -81,10 +86,10 @@ def test_refusals(owner) -> None:  # type: ignore[no-untyped-def]
 def test_a_lease_lets_one_host_check_and_another_take_over_late(owner) -> None:  # type: ignore[no-untyped-def]
     bot = services.do_create_hosted_bot(owner, "ann-hosted3")
     v = services.do_upload(owner, bot, "mine.py", GOOD, "mine:Mine")
-    assert services.claim_check("host-a").pk == v.pk
+    assert got(services.claim_check("host-a")).pk == v.pk
     assert services.claim_check("host-b") is None  # leased to host-a
     CodeVersion.objects.filter(pk=v.pk).update(check_lease_until=None)
-    assert services.claim_check("host-b").pk == v.pk
+    assert got(services.claim_check("host-b")).pk == v.pk
     # host-a's late verdict is not recorded: host-b holds it now
     assert services.finish_check(v.pk, "host-a", True, "late") is None
     assert services.finish_check(v.pk, "host-b", False, "rejected") is not None
