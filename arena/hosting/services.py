@@ -116,6 +116,37 @@ def active_version(bot: Bot) -> CodeVersion | None:
     return CodeVersion.objects.filter(bot=bot, active=True).first()
 
 
+def issue_host_token(bot: Bot) -> str:
+    """A fresh token for a hosted bot, held in memory by the bot host that serves it (the
+    trusted side): the bot's code never sees it. Ends any stream the previous one opened."""
+    if bot.kind != BotKind.HOSTED:
+        raise HostingError(f"{bot.name} is not a hosted bot")
+    token = bot_services._new_token()
+    Bot.objects.filter(pk=bot.pk).update(
+        token_hash=bot_services.hash_token(token), token_prefix=token[: bot_services.DISPLAY_CHARS]
+    )
+    return token
+
+
+def version_files(bot_id: int) -> tuple[dict[str, bytes], str]:
+    """(files, entry point) of the bot's active version, as a sandbox gets them."""
+    from arena.hosting.archives import unpack_stored
+
+    version = CodeVersion.objects.filter(bot_id=bot_id, active=True).first()
+    if version is None:
+        raise HostingError("the bot has no active version")
+    return unpack_stored(bytes(version.archive)), version.entry_point
+
+
+def served_bots() -> list[Bot]:
+    """Active hosted bots with an active version: the ones a bot host holds streams for."""
+    return list(
+        Bot.objects.filter(kind=BotKind.HOSTED, active=True, code_versions__active=True)
+        .distinct()
+        .order_by("pk")
+    )
+
+
 @transaction.atomic
 def claim_check(checker: str) -> CodeVersion | None:
     """The oldest version waiting for its check (or whose checker's lease ran out), now

@@ -116,11 +116,13 @@ class BotIdentity:
 
 
 def authenticate_token(token: str) -> Bot | None:
-    """The active remote bot this token belongs to, or None (unknown, revoked, inactive)."""
+    """The active remote bot this token belongs to, or None (unknown, revoked, inactive).
+    A hosted bot's token is issued to the bot host that holds its stream, never to its code
+    (``arena.hosting.services.issue_host_token``)."""
     if not token.startswith(TOKEN_PREFIX):
         return None
     return Bot.objects.filter(
-        token_hash=hash_token(token), active=True, kind=BotKind.REMOTE
+        token_hash=hash_token(token), active=True, kind__in=[BotKind.REMOTE, BotKind.HOSTED]
     ).first()
 
 
