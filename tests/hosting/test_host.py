@@ -86,3 +86,54 @@ def test_a_hosted_bot_plays_through_the_gateway(arena: Arena) -> None:
         client.stop()
         thread.join(30)
         client.bot.close()
+
+
+def test_runbothost_checks_and_serves_until_sigterm(arena: Arena) -> None:
+    """The command as a real process: checks the upload, holds the bot's stream, a match
+    is played through it, SIGTERM stops it."""
+    import signal
+    import subprocess
+    import sys
+
+    from django.conf import settings
+    from django.db import connection
+
+    from tests.protocol.harness import ROOT, bot_env, wait_for
+
+    owner = get_user_model().objects.create_user("cy", password="pw-pw-pw-pw")
+    bot = services.do_create_hosted_bot(owner, "cy-served")
+    services.do_upload(owner, bot, "mine.py", GOOD, "mine:Mine")
+    db = settings.DATABASES["default"]
+    auth = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
+    url = f"postgres://{auth}@{db['HOST']}:{db['PORT']}/{connection.settings_dict['NAME']}"
+    log = arena.tmp / "bothost.log"
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "manage.py",
+                "runbothost",
+                "--gateway",
+                arena.address,
+                "--poll",
+                "0.5",
+            ],
+            cwd=ROOT,
+            env=bot_env(DATABASE_URL=url),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        wait_for(lambda: "serving cy-served" in log.read_text(), 60, "the host to serve the bot")
+        assert "checked cy-served v1: ready" in log.read_text()
+        arena.wait_connected(bot.name, timeout=30)
+        outcome = arena.play([arena.remote(bot.name), HouseSeat("random", 3)], seed=9)
+        assert not outcome.faults, outcome.to_json()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
+    assert proc.returncode == 0, log.read_text()
