@@ -113,6 +113,8 @@ class BotIdentity:
 
     bot_id: str
     name: str
+    #: its stream is held by a bot host (``arena.hosting``), so losing it is the arena's fault
+    hosted: bool = False
 
 
 def authenticate_token(token: str) -> Bot | None:

@@ -137,3 +137,52 @@ def test_runbothost_checks_and_serves_until_sigterm(arena: Arena) -> None:
             proc.kill()
             raise
     assert proc.returncode == 0, log.read_text()
+
+
+SLOW = b"""
+import time
+from avenue_sdk import Bot
+
+
+class Mine(Bot):
+    def decide(self, request):
+        time.sleep(30)
+        return 0
+"""
+
+
+def test_a_bot_host_that_goes_away_is_the_arenas_fault(arena: Arena) -> None:
+    """The host's stream ends mid-match (as when the host dies or restarts): the runner
+    waits out the reconnect grace with the seat's clock stopped, then raises ArenaFault
+    (the caller voids and re-runs the match) instead of charging the bot."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from arena.runner.resume import ArenaFault
+    from tests.protocol.harness import wait_for
+
+    owner = get_user_model().objects.create_user("dee", password="pw-pw-pw-pw")
+    bot = services.do_create_hosted_bot(owner, "dee-served")
+    v1 = services.do_upload(owner, bot, "mine.py", SLOW, "mine:Mine")
+    services.claim_check("host-test")
+    services.finish_check(v1.pk, "host-test", True, "passed by hand: the check would time out")
+    token = services.issue_host_token(bot)
+    client, thread = serve_bot(
+        bot.name, arena.address, token, lambda: services.version_files(bot.pk), Limits()
+    )
+    with ThreadPoolExecutor(1) as pool:
+        try:
+            arena.wait_connected(bot.name, timeout=30)
+            future = pool.submit(
+                arena.play,
+                [arena.remote(bot.name), HouseSeat("random", 3)],
+                seed=5,
+                time_control=TimeControl(decision_ms=60_000, bank_ms=0),
+                reconnect_grace_s=3.0,
+            )
+            wait_for(lambda: bool(client.bot._boxes), 30, "the match's sandbox")
+        finally:
+            client.stop()  # the host goes away mid-decision
+            thread.join(30)
+            client.bot.close()
+        with pytest.raises(ArenaFault, match="no fault of its own"):
+            future.result(timeout=90)
