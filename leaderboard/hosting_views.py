@@ -26,6 +26,7 @@ def versions_context(bot: Bot) -> dict[str, Any]:
     return {
         "hosted": True,
         "versions": hosting.versions(bot),
+        "sandbox_faults": hosting.recent_faults(bot),
         "upload_kb": limits.upload_bytes // 1024,
     }
 

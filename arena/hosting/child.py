@@ -73,8 +73,10 @@ def main(argv: list[str]) -> int:
         traceback.print_exc()
         return 3
     version = str(getattr(bot, "version", "") or "")[:100]
-    write_frame(out, pb.BotMessage(hello=pb.Hello(protocol_version=1, bot_version=version))
-                .SerializeToString())
+    write_frame(
+        out,
+        pb.BotMessage(hello=pb.Hello(protocol_version=1, bot_version=version)).SerializeToString(),
+    )
 
     histories = Histories()
     while True:

@@ -27,6 +27,8 @@ log = logging.getLogger("arena.hosting")
 
 #: (files, entry point) of the version to play now
 Loader = Callable[[], tuple[dict[str, bytes], str]]
+#: (match id, cause, detail, stderr) of a sandbox that failed: kept for the owner
+Recorder = Callable[[str, str, str, str], None]
 
 
 class _NoAnswer(Exception):
@@ -34,9 +36,12 @@ class _NoAnswer(Exception):
 
 
 class SandboxedBot(Bot):
-    def __init__(self, name: str, load: Loader, limits: Limits) -> None:
+    def __init__(
+        self, name: str, load: Loader, limits: Limits, record: Recorder | None = None
+    ) -> None:
         self.name = name
         self.load = load
+        self.record = record
         self.limits = limits
         self._lock = threading.Lock()
         #: match id -> (sandbox, its code directory, its fault if it failed)
@@ -71,14 +76,15 @@ class SandboxedBot(Bot):
     def _fail(self, match_id: str, box: Sandbox, exc: SandboxFault) -> None:
         with self._lock:
             self._failed[match_id] = exc
-        log.warning(
-            "hosted bot %s, match %s: %s: %s\n%s",
-            self.name,
-            match_id,
-            exc.cause,
-            exc.detail,
-            box.stderr_tail(),
-        )
+        tail = box.stderr_tail()
+        log.warning("hosted bot %s, match %s: %s: %s", self.name, match_id, exc.cause, exc.detail)
+        if self.record is not None:
+            try:
+                self.record(match_id, exc.cause, exc.detail, tail)
+            except Exception:  # noqa: BLE001 - the owner's log must not break the match
+                log.exception("could not record the fault of hosted bot %s", self.name)
+            finally:
+                db.connection.close()
 
     def on_match_started(self, started: pb.MatchStarted) -> None:
         try:
@@ -145,10 +151,16 @@ class HostClient(Client):
 
 
 def serve_bot(
-    name: str, arena: str, token: str, load: Loader, limits: Limits, max_matches: int = 4
+    name: str,
+    arena: str,
+    token: str,
+    load: Loader,
+    limits: Limits,
+    max_matches: int = 4,
+    record: Recorder | None = None,
 ) -> tuple[HostClient, threading.Thread]:
     """Hold ``name``'s stream in a thread; ``client.stop()`` ends it."""
-    bot = SandboxedBot(name, load, limits)
+    bot = SandboxedBot(name, load, limits, record)
     client = HostClient(bot, arena, token, max_matches=max_matches)
     thread = threading.Thread(target=client.run, name=f"bothost-{name}", daemon=True)
     thread.start()

@@ -65,3 +65,22 @@ class CodeVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bot_id} v{self.number}"
+
+
+class SandboxFault(models.Model):
+    """A hosted bot's sandbox that failed in a match the bot host played: what happened and
+    the last lines of the bot's stderr, for its owner only (the match's public page says
+    only the fault the runner charged)."""
+
+    bot = models.ForeignKey("arena.Bot", on_delete=models.CASCADE, related_name="sandbox_faults")
+    version = models.ForeignKey(CodeVersion, on_delete=models.SET_NULL, null=True, blank=True)
+    #: the protocol's match id (``73.1``: match 73, attempt 1)
+    match_id = models.CharField(max_length=64)
+    cause = models.CharField(max_length=32)
+    detail = models.TextField(blank=True)
+    stderr = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["bot", "-created_at"], name="sandboxfault_bot_recent")]

@@ -148,10 +148,16 @@ def command(code_dir: str, entry_point: str, uid: int, limits: Limits) -> list[s
     prefix, exe = _interpreter()
     argv = [
         BWRAP,
-        "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+        "--unshare-net",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
         "--unshare-cgroup-try",
-        "--die-with-parent", "--new-session",
-        "--ro-bind", prefix, prefix,
+        "--die-with-parent",
+        "--new-session",
+        "--ro-bind",
+        prefix,
+        prefix,
     ]
     # the system libraries the interpreter and the extension modules link
     for path in ("/usr/lib", "/usr/lib64", "/lib", "/lib64"):
@@ -163,22 +169,51 @@ def command(code_dir: str, entry_point: str, uid: int, limits: Limits) -> list[s
     for name, host_dir in _package_dirs().items():
         argv += ["--ro-bind", host_dir, f"{LIB}/{name}"]
     argv += [
-        "--ro-bind", child_module.__file__, CHILD,
-        "--ro-bind", code_dir, BOT,
-        "--proc", "/proc",
-        "--dev", "/dev",
-        "--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp",
-        "--chdir", BOT,
+        "--ro-bind",
+        child_module.__file__,
+        CHILD,
+        "--ro-bind",
+        code_dir,
+        BOT,
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--perms",
+        "1777",
+        "--size",
+        str(limits.tmp_bytes),
+        "--tmpfs",
+        "/tmp",
+        "--chdir",
+        BOT,
         "--clearenv",
-        "--setenv", "PYTHONPATH", f"{BOT}:{LIB}",
-        "--setenv", "HOME", "/tmp",
-        "--setenv", "TMPDIR", "/tmp",
-        "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
+        "--setenv",
+        "PYTHONPATH",
+        f"{BOT}:{LIB}",
+        "--setenv",
+        "HOME",
+        "/tmp",
+        "--setenv",
+        "TMPDIR",
+        "/tmp",
+        "--setenv",
+        "PYTHONDONTWRITEBYTECODE",
+        "1",
         "--",
-        SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
-        "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs",
+        SETPRIV,
+        f"--reuid={uid}",
+        f"--regid={uid}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--no-new-privs",
         "--",
-        exe, "-s", "-B", CHILD, entry_point,
+        exe,
+        "-s",
+        "-B",
+        CHILD,
+        entry_point,
     ]
     return argv[:1] + _parents(argv) + argv[1:]
 
@@ -247,7 +282,7 @@ def check_available() -> str:
     return version.strip()
 
 
-PROBE = '''\
+PROBE = """\
 import os
 from avenue_sdk import Bot
 
@@ -260,7 +295,7 @@ for line in open("/proc/self/status"):
 
 class Probe(Bot):
     pass
-'''
+"""
 
 
 @dataclass

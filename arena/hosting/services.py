@@ -128,6 +128,29 @@ def issue_host_token(bot: Bot) -> str:
     return token
 
 
+def record_fault(bot_id: int, match_id: str, cause: str, detail: str, stderr: str) -> None:
+    """Keep a sandbox's failure in a match for the bot's owner (the latest 200 per bot)."""
+    from arena.hosting.models import SandboxFault
+
+    version = CodeVersion.objects.filter(bot_id=bot_id, active=True).only("pk").first()
+    SandboxFault.objects.create(
+        bot_id=bot_id,
+        version=version,
+        match_id=match_id[:64],
+        cause=cause[:32],
+        detail=detail[:2000],
+        stderr=stderr[-8000:],
+    )
+    stale = SandboxFault.objects.filter(bot_id=bot_id).order_by("-created_at")[200:]
+    SandboxFault.objects.filter(pk__in=list(stale.values_list("pk", flat=True))).delete()
+
+
+def recent_faults(bot: Bot, limit: int = 20) -> list[object]:
+    from arena.hosting.models import SandboxFault
+
+    return list(SandboxFault.objects.filter(bot=bot).select_related("version")[:limit])
+
+
 def version_files(bot_id: int) -> tuple[dict[str, bytes], str]:
     """(files, entry point) of the bot's active version, as a sandbox gets them."""
     from arena.hosting.archives import unpack_stored

@@ -57,7 +57,12 @@ def test_a_hosted_bot_plays_through_the_gateway(arena: Arena) -> None:
     check_next("host-test")
     token = services.issue_host_token(bot)
     client, thread = serve_bot(
-        bot.name, arena.address, token, lambda: services.version_files(bot.pk), Limits()
+        bot.name,
+        arena.address,
+        token,
+        lambda: services.version_files(bot.pk),
+        Limits(),
+        record=lambda *fault: services.record_fault(bot.pk, *fault),
     )
     try:
         arena.wait_connected(bot.name, timeout=30)
@@ -78,6 +83,10 @@ def test_a_hosted_bot_plays_through_the_gateway(arena: Arena) -> None:
             time_control=TimeControl(decision_ms=1_000, bank_ms=1_000),
         )
         assert [f.cause for f in outcome.faults] == ["timeout"], outcome.to_json()
+        # the owner's record of it: the real cause and the bot's traceback
+        (fault,) = services.recent_faults(bot)
+        assert fault.cause == "crash" and "ZeroDivisionError" in fault.stderr  # type: ignore[attr-defined]
+        assert fault.version.number == 2  # type: ignore[attr-defined]
 
         services.do_activate(owner, bot, 1)  # switch back: the next match plays v1
         outcome = arena.play([arena.remote(bot.name), HouseSeat("random", 3)], seed=4)

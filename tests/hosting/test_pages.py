@@ -35,24 +35,46 @@ def test_hosted_bot_on_my_bots() -> None:
     page = made.content.decode()
     assert "Code versions" in page and "No code yet" in page and "Rotate the token" not in page
     for _ in range(2):
-        sent = ann.post("/my/bots/ann-page/upload/",
-                        {"file": SimpleUploadedFile("mine.py", BOT), "entry_point": "mine:Mine"},
-                        follow=True)
+        sent = ann.post(
+            "/my/bots/ann-page/upload/",
+            {"file": SimpleUploadedFile("mine.py", BOT), "entry_point": "mine:Mine"},
+            follow=True,
+        )
         assert "uploaded; a bot host checks it" in sent.content.decode()
         check_next("page-test")
     page = ann.get("/my/bots/ann-page/").content.decode()
     assert "v2 <strong>(plays)</strong>" in page
     assert "Switch to v1" in page and "played one game against random" in page
+    assert "None: no sandbox of this bot has failed" in page
+    from arena.hosting import services
+    from arena.models import Bot
+
+    services.record_fault(
+        Bot.objects.get(name="ann-page").pk,
+        "7.1",
+        "crash",
+        "it died",
+        "Traceback: secret-stderr-line",
+    )
+    page = ann.get("/my/bots/ann-page/").content.decode()
+    assert "secret-stderr-line" in page and "match 7.1" in page
+    assert "secret-stderr-line" not in ann.get("/bots/ann-page/").content.decode()
     switched = ann.post("/my/bots/ann-page/versions/1/activate/", follow=True).content.decode()
     assert "Version 1 is the one that plays now" in switched
     assert "v1 <strong>(plays)</strong>" in switched
-    refused = ann.post("/my/bots/ann-page/upload/",
-                       {"file": SimpleUploadedFile("mine.py", BOT), "entry_point": "other:X"},
-                       follow=True).content.decode()
+    refused = ann.post(
+        "/my/bots/ann-page/upload/",
+        {"file": SimpleUploadedFile("mine.py", BOT), "entry_point": "other:X"},
+        follow=True,
+    ).content.decode()
     assert "Upload refused" in refused and "must be mine:ClassName" in refused
     # someone else sees neither the versions nor the log
     bob = logged_in("bob")
     assert bob.get("/my/bots/ann-page/").status_code == 403
-    assert bob.post("/my/bots/ann-page/upload/",
-                    {"file": SimpleUploadedFile("mine.py", BOT), "entry_point": "mine:Mine"}
-                    ).status_code == 403
+    assert (
+        bob.post(
+            "/my/bots/ann-page/upload/",
+            {"file": SimpleUploadedFile("mine.py", BOT), "entry_point": "mine:Mine"},
+        ).status_code
+        == 403
+    )

@@ -27,6 +27,7 @@ def got(version: CodeVersion | None) -> CodeVersion:
     assert version is not None
     return version
 
+
 GOOD = b"from avenue_sdk import Bot\n\n\nclass Mine(Bot):\n    version = 'v{n}'\n"
 BAD = b"from avenue_sdk import Bot\n\n\nclass Mine(Bot):\n    def decide(self, r):\n        1/0\n"
 

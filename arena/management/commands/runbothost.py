@@ -119,6 +119,7 @@ class Command(BaseCommand):
                 functools.partial(services.version_files, pk),
                 limits,
                 max_matches=max_matches,
+                record=functools.partial(services.record_fault, pk),
             )
             self.stdout.write(f"serving {bot.name}")
             self.stdout.flush()
