@@ -19,6 +19,7 @@ from arena.hosting import services as hosting
 from arena.hosting.models import CodeVersion
 from arena.services import owned_bots as svc
 from leaderboard.api.base import ArenaView
+from leaderboard.api.views import AUTH_ERRORS
 
 
 def version_json(v: CodeVersion) -> dict[str, Any]:
@@ -42,7 +43,7 @@ class HostedBots(ArenaView):
 
     @extend_schema(
         request=OpenApiTypes.OBJECT,
-        responses={201: OpenApiTypes.OBJECT},
+        responses={201: OpenApiTypes.OBJECT, **AUTH_ERRORS},
         description='Create a hosted bot owned by you ({"name": ...}): no token, '
         "upload its code to /api/bots/<name>/versions/.",
     )
@@ -59,7 +60,7 @@ class Versions(ArenaView):
     parser_classes = [MultiPartParser, FormParser, JSONParser]
 
     @extend_schema(
-        responses={200: OpenApiTypes.OBJECT},
+        responses={200: OpenApiTypes.OBJECT, **AUTH_ERRORS},
         description="Your hosted bot's versions, newest first, with check logs.",
     )
     def get(self, request: Request, name: str) -> Response:
@@ -70,14 +71,15 @@ class Versions(ArenaView):
 
     @extend_schema(
         request=OpenApiTypes.OBJECT,
-        responses={201: OpenApiTypes.OBJECT},
+        responses={201: OpenApiTypes.OBJECT, **AUTH_ERRORS},
         description="Upload a new version: multipart with `file` (.py or .zip) and "
         "`entry_point` (module:Class). It is checked in a sandbox before it plays.",
     )
     def post(self, request: Request, name: str) -> Response:
         bot = svc.owned_bot(request.user, name)
         upload = request.FILES.get("file")
-        entry_point = request.data.get("entry_point", "")
+        data = request.data if hasattr(request.data, "get") else {}
+        entry_point = data.get("entry_point", "")
         if upload is None:
             raise ValidationError({"file": ["attach the bot's .py or .zip as `file`"]})
         if not isinstance(entry_point, str) or not entry_point:
@@ -97,7 +99,7 @@ class Activate(ArenaView):
 
     @extend_schema(
         request=None,
-        responses={200: OpenApiTypes.OBJECT},
+        responses={200: OpenApiTypes.OBJECT, **AUTH_ERRORS},
         description="Make a checked version the one that plays (switch back).",
     )
     def post(self, request: Request, name: str, number: int) -> Response:
