@@ -10,6 +10,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
+# The bot host's sandbox (bwrap) and the uid switch inside it (setpriv, util-linux).
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap util-linux \
+    && rm -rf /var/lib/apt/lists/*
+
 # Dependencies first, so a code change does not reinstall them.
 COPY requirements.lock pyproject.toml ./
 # ./sdk depends on the engine by a relative file: URL (../referee), so both are copied.

@@ -95,6 +95,8 @@ test: install
 	$(PY) scripts/check_services.py --create-database
 	$(call section,browser: Debian chromium for the Playwright tests)
 	bash scripts/ensure_chromium.sh
+	$(call section,sandbox: bubblewrap for the hosted-bot tests)
+	bash scripts/ensure_bubblewrap.sh
 	$(call section,ruff)
 	$(VENV)/bin/ruff check .
 	$(call section,mypy)

@@ -21,6 +21,8 @@ class BotKind(models.TextChoices):
     HOUSE = "house", "house"
     #: dials in over gRPC with its token
     REMOTE = "remote", "remote"
+    #: uploaded code the arena runs in a sandbox (``arena.hosting``), on the bot host's stream
+    HOSTED = "hosted", "hosted"
 
 
 class Bot(models.Model):
@@ -77,9 +79,9 @@ class Bot(models.Model):
     def memory_controlled(self) -> bool:
         """Whether the arena controls what this bot remembers between matches: house bots
         are made afresh for every match. A dial-in bot keeps whatever it likes, so it may
-        not play mirrored pairs (``arena.deals``). Hosted bots restarted per match would
-        say True here too."""
-        return self.kind == BotKind.HOUSE
+        not play mirrored pairs (``arena.deals``). A hosted bot runs in a fresh sandbox for
+        every match (``arena.hosting.sandbox``: new process, new tmp, nothing kept)."""
+        return self.kind in (BotKind.HOUSE, BotKind.HOSTED)
 
 
 class BotVersion(models.Model):

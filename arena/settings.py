@@ -77,6 +77,7 @@ INSTALLED_APPS = [
     "arena.apps.ArenaConfig",
     "arena.ratings.apps.RatingsConfig",
     "arena.analytics.apps.AnalyticsConfig",
+    "arena.hosting.apps.HostingConfig",
     "leaderboard.apps.LeaderboardConfig",
     "workers.apps.WorkersConfig",
 ]
@@ -351,6 +352,27 @@ else:
             "OPTIONS": {"MAX_ENTRIES": 2000},
         }
     }
+
+# ---------------------------------------------------------------- hosted bots (issue 13)
+# What one sandbox (one match) may use: arena.hosting.sandbox.Limits; docs/operations.md.
+HOSTED_SANDBOX_LIMITS = {
+    "cpu_seconds": env_int("HOSTED_CPU_SECONDS", default=120, minimum=1),
+    "address_space": env_int("HOSTED_MEMORY_MB", default=1024, minimum=256) << 20,
+    "processes": env_int("HOSTED_PROCESSES", default=32, minimum=4),
+    "open_files": env_int("HOSTED_OPEN_FILES", default=64, minimum=16),
+    "tmp_bytes": env_int("HOSTED_TMP_MB", default=64, minimum=1) << 20,
+}
+# Host uids the sandboxes run as (one per sandbox at a time; no account needed): a range
+# no real user or service of the machine has.
+HOSTED_SANDBOX_UIDS = (
+    env_int("HOSTED_UID_FIRST", default=61000, minimum=1000),
+    env_int("HOSTED_UID_LAST", default=61999, minimum=1000),
+)
+# Uploads: arena.hosting.archives.UploadLimits.
+HOSTED_UPLOAD_LIMITS = {
+    "upload_bytes": env_int("HOSTED_UPLOAD_KB", default=1024, minimum=1) << 10,
+    "unpacked_bytes": env_int("HOSTED_UNPACKED_KB", default=8192, minimum=1) << 10,
+}
 
 # ---------------------------------------------------------------- logging
 

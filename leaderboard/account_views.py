@@ -23,6 +23,7 @@ from arena.services.bots import BotError
 from arena.services.leagues import LeagueError
 from leaderboard.api.auth import issue_api_key, revoke_api_key
 from leaderboard.forms import BotNameForm, LeagueChoiceForm, SignUpForm
+from leaderboard.hosting_views import versions_context
 from leaderboard.models import ApiToken
 from leaderboard.ratelimit import over_limit
 from leaderboard.reads.bots import bot_summaries, connected_now
@@ -132,6 +133,7 @@ def my_bot(request: HttpRequest, name: str) -> HttpResponse:
             "entered_all": list(
                 bot.entries.filter(active=True).select_related("league").order_by("league__name")
             ),
+            **versions_context(bot),
         },
     )
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from leaderboard import account_views, converters, views  # noqa: F401 - registers converters
+from leaderboard import account_views, converters, hosting_views, views  # noqa: F401 - registers converters
 
 app_name = "leaderboard"
 
@@ -25,4 +25,11 @@ urlpatterns = [
     path("my/bots/<botname:name>/revoke/", account_views.revoke, name="revoke"),
     path("my/bots/<botname:name>/enter/", account_views.enter, name="enter"),
     path("my/bots/<botname:name>/leave/", account_views.leave, name="leave"),
+    path("my/hosted/", hosting_views.create_hosted, name="create-hosted"),
+    path("my/bots/<botname:name>/upload/", hosting_views.upload, name="upload"),
+    path(
+        "my/bots/<botname:name>/versions/<int:number>/activate/",
+        hosting_views.activate,
+        name="activate-version",
+    ),
 ]

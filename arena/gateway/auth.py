@@ -8,6 +8,7 @@ from typing import Protocol, TypeVar
 
 from django.db import close_old_connections
 
+from arena.models import BotKind
 from arena.services import bots
 from arena.services.bots import BotIdentity
 
@@ -36,7 +37,9 @@ class DatabaseAuthenticator:
 
     def authenticate(self, token: str) -> BotIdentity | None:
         bot = _fresh_connection(lambda: bots.authenticate_token(token))
-        return None if bot is None else BotIdentity(str(bot.pk), bot.name)
+        if bot is None:
+            return None
+        return BotIdentity(str(bot.pk), bot.name, hosted=bot.kind == BotKind.HOSTED)
 
     def hello(self, bot_id: str, protocol_version: int, bot_version: str) -> None:
         _fresh_connection(

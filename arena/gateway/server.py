@@ -371,14 +371,15 @@ class Gateway:
         reason = session.closing.reason if session.closing else "the stream ended"
         for match_id in sorted(session.matches):
             # draining: the runners wait for the bot to come back elsewhere, its clock
-            # stopped, and void the match if it does not (arena.runner.resume)
+            # stopped, and void the match if it does not (arena.runner.resume); a hosted
+            # bot's stream is held by a bot host, so losing it is never the bot's doing
             await self.relay.send_inbound(
                 Inbound(
                     InboundKind.DISCONNECTED,
                     bot.bot_id,
                     match_id,
                     detail=reason,
-                    arena=self.draining,
+                    arena=self.draining or bot.hosted,
                     conn=session.conn_id,
                 )
             )

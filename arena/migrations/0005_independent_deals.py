@@ -29,7 +29,6 @@ def narrow_seeds(apps, schema_editor):  # type: ignore[no-untyped-def]
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("arena", "0004_botversion"),
     ]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('arena', '0004_botversion'),
+        ("arena", "0004_botversion"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='league',
-            name='live_delay_decisions',
+            model_name="league",
+            name="live_delay_decisions",
             field=models.PositiveSmallIntegerField(default=3),
         ),
     ]

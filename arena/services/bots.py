@@ -113,14 +113,18 @@ class BotIdentity:
 
     bot_id: str
     name: str
+    #: its stream is held by a bot host (``arena.hosting``), so losing it is the arena's fault
+    hosted: bool = False
 
 
 def authenticate_token(token: str) -> Bot | None:
-    """The active remote bot this token belongs to, or None (unknown, revoked, inactive)."""
+    """The active remote bot this token belongs to, or None (unknown, revoked, inactive).
+    A hosted bot's token is issued to the bot host that holds its stream, never to its code
+    (``arena.hosting.services.issue_host_token``)."""
     if not token.startswith(TOKEN_PREFIX):
         return None
     return Bot.objects.filter(
-        token_hash=hash_token(token), active=True, kind=BotKind.REMOTE
+        token_hash=hash_token(token), active=True, kind__in=[BotKind.REMOTE, BotKind.HOSTED]
     ).first()
 
 

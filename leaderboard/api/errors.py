@@ -16,6 +16,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from arena.hosting.services import HostingError
 from arena.services.bots import BotError
 from arena.services.leagues import LeagueError
 from arena.services.owned_bots import NotFound, NotOwner
@@ -46,6 +47,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return Response(_body(str(exc), "not_owner"), status=status.HTTP_403_FORBIDDEN)
     if isinstance(exc, ReplayUnavailable):
         return Response(_body(str(exc), exc.code), status=exc.status)
+    if isinstance(exc, HostingError):
+        # an upload or a switch the owner can fix (too big, no such module, not checked)
+        return Response(_body(str(exc), "invalid_upload"), status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, (BotError, LeagueError)):
         # the request is well formed but the state refuses it (name taken, already
         # entered, league closed, ...)

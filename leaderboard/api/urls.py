@@ -1,7 +1,7 @@
 from django.urls import path
 
 from leaderboard import converters  # noqa: F401 - registers the id and botname converters
-from leaderboard.api import analytics, views
+from leaderboard.api import analytics, hosting, views
 
 app_name = "api"
 
@@ -19,6 +19,13 @@ urlpatterns = [
     path("bots/<botname:name>/token/", views.BotToken.as_view(), name="bot-token"),
     path("bots/<botname:name>/entries/", views.BotEntries.as_view(), name="bot-entries"),
     path("bots/<botname:name>/entries/<slug:slug>/", views.BotEntry.as_view(), name="bot-entry"),
+    path("hosted/", hosting.HostedBots.as_view(), name="hosted-bots"),
+    path("bots/<botname:name>/versions/", hosting.Versions.as_view(), name="bot-versions"),
+    path(
+        "bots/<botname:name>/versions/<int:number>/activate/",
+        hosting.Activate.as_view(),
+        name="bot-version-activate",
+    ),
     path("matches/", views.MatchList.as_view(), name="matches"),
     path("matches/<id:pk>/", views.MatchDetail.as_view(), name="match"),
     path("matches/<id:pk>/replay/", views.MatchReplay.as_view(), name="match-replay"),

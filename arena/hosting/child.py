@@ -1,0 +1,106 @@
+"""The program a sandbox runs: loads the uploaded bot and answers over its pipes.
+
+Runs inside the sandbox (``arena.hosting.sandbox``) as ``python -I child.py module:Class``,
+with the bot's code in ``/bot`` and the SDK on ``PYTHONPATH``: it must import nothing but
+the standard library and the SDK (never Django or the server, which are not in there).
+
+The protocol is the bot protocol's own messages in frames (4-byte big-endian length, then
+the bytes): the host writes ``ArenaMessage`` frames to stdin; the child writes
+``BotMessage`` frames to the stdout it was started with, first a ``hello`` once the bot's
+class is loaded, then an ``action`` per ``decision_request``. The bot's own ``print``s go
+to stderr (fd 1 is pointed there before the bot is imported), so they cannot corrupt the
+protocol. Any exception of the bot ends the process (exit status 3 when loading, 4 when
+playing) with its traceback on stderr: the host types that as the bot's crash.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import struct
+import sys
+import traceback
+from typing import BinaryIO
+
+HEADER = struct.Struct(">I")
+#: a frame larger than this from the host is a broken host, not a bot's problem
+MAX_FRAME = 8 << 20
+
+
+def read_frame(stream: BinaryIO) -> bytes | None:
+    head = stream.read(HEADER.size)
+    if len(head) < HEADER.size:
+        return None
+    (size,) = HEADER.unpack(head)
+    if size > MAX_FRAME:
+        raise ValueError(f"frame of {size} bytes")
+    data = stream.read(size)
+    if len(data) < size:
+        return None
+    return data
+
+
+def write_frame(stream: BinaryIO, data: bytes) -> None:
+    stream.write(HEADER.pack(len(data)) + data)
+    stream.flush()
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2 or ":" not in argv[1]:
+        print("usage: child.py module:Class", file=sys.stderr)
+        return 2
+    # the protocol's ends, kept apart from anything the bot may print
+    out = os.fdopen(os.dup(1), "wb", buffering=0)
+    inp = os.fdopen(os.dup(0), "rb", buffering=0)
+    os.dup2(2, 1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    sys.stdout = sys.stderr
+
+    from agent_avenue.v1 import arena_pb2 as pb
+    from avenue_sdk.bot import Bot
+    from avenue_sdk.session import Histories, action_for
+
+    module_name, _, attr = argv[1].partition(":")
+    try:
+        module = importlib.import_module(module_name)
+        cls = getattr(module, attr, None)
+        if not isinstance(cls, type) or not issubclass(cls, Bot):
+            print(f"{argv[1]} is not a subclass of avenue_sdk.Bot", file=sys.stderr)
+            return 3
+        bot = cls()
+    except BaseException:  # noqa: BLE001 - anything the bot's import does is its failure
+        traceback.print_exc()
+        return 3
+    version = str(getattr(bot, "version", "") or "")[:100]
+    write_frame(
+        out,
+        pb.BotMessage(hello=pb.Hello(protocol_version=1, bot_version=version)).SerializeToString(),
+    )
+
+    histories = Histories()
+    while True:
+        data = read_frame(inp)
+        if data is None:
+            return 0
+        message = pb.ArenaMessage.FromString(data)
+        kind = message.WhichOneof("kind")
+        try:
+            bot.on_message(message)
+            if kind == "decision_request":
+                request = message.decision_request
+                histories.complete(request)
+                action = action_for(request, bot.decide(request))
+                write_frame(out, pb.BotMessage(action=action).SerializeToString())
+            elif kind == "match_started":
+                bot.on_match_started(message.match_started)
+            elif kind == "match_ended":
+                histories.forget(message.match_ended.match_id, message.match_ended.seat)
+                bot.on_match_ended(message.match_ended)
+        except BaseException:  # noqa: BLE001 - the bot's exception is its crash
+            traceback.print_exc()
+            return 4
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,167 @@
+"""The bot host's streams: for each active hosted bot it holds the bot's gRPC stream to the
+gateway itself (on the trusted side, with a token it issues for the bot), through the SDK's
+own ``Client``, so a hosted bot takes the dial-in path and is rated exactly like one. Each
+match gets a fresh sandbox (``SandboxedBot``) with the version active when it starts.
+
+A fault of the sandbox (crash, timeout, memory, unreadable output) sends no answer: the
+runner then charges the seat with ``timeout`` at its deadline (the protocol has no way yet
+for a trusted host to name a crash), and the stderr's last lines go to the host's log.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable
+
+from django import db
+
+from agent_avenue.v1 import arena_pb2 as pb
+from arena.hosting.sandbox import Limits, Sandbox, SandboxFault, discard, unpack
+from avenue_sdk.bot import Answer, Bot
+from avenue_sdk.client import Client
+from avenue_sdk.session import action_for
+
+log = logging.getLogger("arena.hosting")
+
+#: (files, entry point) of the version to play now
+Loader = Callable[[], tuple[dict[str, bytes], str]]
+#: (match id, cause, detail, stderr) of a sandbox that failed: kept for the owner
+Recorder = Callable[[str, str, str, str], None]
+
+
+class _NoAnswer(Exception):
+    """The sandbox failed: send nothing for this decision."""
+
+
+class SandboxedBot(Bot):
+    def __init__(
+        self, name: str, load: Loader, limits: Limits, record: Recorder | None = None
+    ) -> None:
+        self.name = name
+        self.load = load
+        self.record = record
+        self.limits = limits
+        self._lock = threading.Lock()
+        #: match id -> (sandbox, its code directory, its fault if it failed)
+        self._boxes: dict[str, tuple[Sandbox, str]] = {}
+        self._failed: dict[str, SandboxFault] = {}
+
+    def _box(self, match_id: str) -> Sandbox:
+        with self._lock:
+            if match_id in self._failed:
+                raise _NoAnswer(match_id)
+            held = self._boxes.get(match_id)
+            if held is not None:
+                return held[0]
+        try:
+            files, entry_point = self.load()
+        finally:
+            # the load ran on the client's thread: give its database connection back
+            db.connection.close()
+        code_dir = unpack(files)
+        box = Sandbox(code_dir, entry_point, self.limits)
+        try:
+            box.start()
+        except SandboxFault as exc:
+            self._fail(match_id, box, exc)
+            box.close()
+            discard(code_dir)
+            raise _NoAnswer(match_id) from None
+        with self._lock:
+            self._boxes[match_id] = (box, code_dir)
+        return box
+
+    def _fail(self, match_id: str, box: Sandbox, exc: SandboxFault) -> None:
+        with self._lock:
+            self._failed[match_id] = exc
+        tail = box.stderr_tail()
+        log.warning("hosted bot %s, match %s: %s: %s", self.name, match_id, exc.cause, exc.detail)
+        if self.record is not None:
+            try:
+                self.record(match_id, exc.cause, exc.detail, tail)
+            except Exception:  # noqa: BLE001 - the owner's log must not break the match
+                log.exception("could not record the fault of hosted bot %s", self.name)
+            finally:
+                db.connection.close()
+
+    def on_match_started(self, started: pb.MatchStarted) -> None:
+        try:
+            box = self._box(started.match_id)
+            box.send(pb.ArenaMessage(match_started=started))
+        except _NoAnswer:
+            pass
+        except SandboxFault as exc:
+            self._fail(started.match_id, box, exc)
+
+    def answer(self, request: pb.DecisionRequest) -> pb.Action:
+        box = self._box(request.match_id)
+        allowance = (request.decision_ms + request.bank_ms) / 1000
+        try:
+            return box.ask(pb.ArenaMessage(decision_request=request).SerializeToString(), allowance)
+        except SandboxFault as exc:
+            self._fail(request.match_id, box, exc)
+            box.kill("fault")
+            raise _NoAnswer(request.match_id) from None
+
+    def decide(self, request: pb.DecisionRequest) -> Answer:  # pragma: no cover - answer()
+        return self.answer(request).choice_index
+
+    def on_match_ended(self, ended: pb.MatchEnded) -> None:
+        with self._lock:
+            held = self._boxes.pop(ended.match_id, None)
+            self._failed.pop(ended.match_id, None)
+        if held is None:
+            return
+        box, code_dir = held
+        try:
+            box.send(pb.ArenaMessage(match_ended=ended))
+        except SandboxFault:
+            pass
+        box.close()
+        discard(code_dir)
+
+    def close(self) -> None:
+        with self._lock:
+            held = list(self._boxes.values())
+            self._boxes.clear()
+        for box, code_dir in held:
+            box.close()
+            discard(code_dir)
+
+
+class HostClient(Client):
+    """The SDK client, answering from the sandbox: its ``Action`` as it is (the child made it
+    with ``action_for``), or nothing when the sandbox failed."""
+
+    bot: SandboxedBot
+
+    def _answer(self, request: pb.DecisionRequest, outgoing: queue.SimpleQueue) -> None:  # type: ignore[type-arg]
+        try:
+            action = self.bot.answer(request)
+        except _NoAnswer:
+            return
+        except Exception:  # noqa: BLE001 - the host's own failure: answer nothing, log it
+            log.exception("hosted bot %s: decision %d failed", self.bot.name, request.seq)
+            return
+        if action.match_id != request.match_id or action.seq != request.seq:
+            action = action_for(request, action.choice_index)
+        outgoing.put(pb.BotMessage(action=action))
+
+
+def serve_bot(
+    name: str,
+    arena: str,
+    token: str,
+    load: Loader,
+    limits: Limits,
+    max_matches: int = 4,
+    record: Recorder | None = None,
+) -> tuple[HostClient, threading.Thread]:
+    """Hold ``name``'s stream in a thread; ``client.stop()`` ends it."""
+    bot = SandboxedBot(name, load, limits, record)
+    client = HostClient(bot, arena, token, max_matches=max_matches)
+    thread = threading.Thread(target=client.run, name=f"bothost-{name}", daemon=True)
+    thread.start()
+    return client, thread

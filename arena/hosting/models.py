@@ -1,0 +1,86 @@
+"""A hosted bot's code versions. Written by ``arena.hosting.services`` only."""
+
+from __future__ import annotations
+
+from django.db import models
+
+#: the largest stored archive (the upload limit is lower; this bounds the column itself)
+MAX_ARCHIVE_BYTES = 4 << 20
+
+
+class VersionStatus(models.TextChoices):
+    #: uploaded; a bot host has not finished its check yet
+    CHECKING = "checking", "checking"
+    #: passed the check: may be the active version
+    READY = "ready", "ready"
+    #: failed the check (see ``check_log``)
+    REJECTED = "rejected", "rejected"
+
+
+class CodeVersion(models.Model):
+    """One upload of a hosted bot: its code (in the database, so any bot host can fetch
+    it), where it came from, and the upload check's verdict. One version per bot is active;
+    a new one becomes active when its check passes, and the owner may switch back."""
+
+    bot = models.ForeignKey("arena.Bot", on_delete=models.CASCADE, related_name="code_versions")
+    #: 1, 2, ... per bot
+    number = models.PositiveIntegerField()
+    #: the version that was active when this one was uploaded (its rating is the start)
+    parent = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="children"
+    )
+    #: the normalised zip (``arena.hosting.archives``)
+    archive = models.BinaryField(max_length=MAX_ARCHIVE_BYTES)
+    sha256 = models.CharField(max_length=64)
+    #: ``module:Class``
+    entry_point = models.CharField(max_length=200)
+    #: the uploaded file's name, as its owner knows it
+    filename = models.CharField(max_length=200)
+    size = models.PositiveIntegerField()
+    status = models.CharField(
+        max_length=16, choices=VersionStatus.choices, default=VersionStatus.CHECKING
+    )
+    #: what the check did and saw (the sandbox's stderr included): for the owner only
+    check_log = models.TextField(blank=True)
+    #: the bot host checking it, and until when (another may take over after)
+    checker = models.CharField(max_length=128, blank=True)
+    check_lease_until = models.DateTimeField(null=True, blank=True)
+    active = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    checked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["bot", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["bot", "number"], name="codeversion_unique_number"),
+            models.UniqueConstraint(
+                fields=["bot"], condition=models.Q(active=True), name="codeversion_one_active"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(active=False) | models.Q(status="ready"),
+                name="codeversion_active_only_when_ready",
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "created_at"], name="codeversion_status")]
+
+    def __str__(self) -> str:
+        return f"{self.bot_id} v{self.number}"
+
+
+class SandboxFault(models.Model):
+    """A hosted bot's sandbox that failed in a match the bot host played: what happened and
+    the last lines of the bot's stderr, for its owner only (the match's public page says
+    only the fault the runner charged)."""
+
+    bot = models.ForeignKey("arena.Bot", on_delete=models.CASCADE, related_name="sandbox_faults")
+    version = models.ForeignKey(CodeVersion, on_delete=models.SET_NULL, null=True, blank=True)
+    #: the protocol's match id (``73.1``: match 73, attempt 1)
+    match_id = models.CharField(max_length=64)
+    cause = models.CharField(max_length=32)
+    detail = models.TextField(blank=True)
+    stderr = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["bot", "-created_at"], name="sandboxfault_bot_recent")]

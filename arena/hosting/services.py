@@ -1,0 +1,211 @@
+"""Hosted bots' versions: upload, check, switch. ``check_*`` look up and refuse (raising
+``HostingError``, or ``owned_bots.NotFound`` / ``NotOwner``); ``do_*`` change the database.
+
+A version is uploaded as ``checking``; a bot host claims it (``claim_check``, a lease so
+that a host that dies leaves it to another), plays the check in a sandbox and records the
+verdict (``finish_check``): a passing version becomes the active one at once.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from arena.hosting.archives import Archive, UploadError, UploadLimits, read_upload
+from arena.hosting.models import CodeVersion, VersionStatus
+from arena.models import Bot, BotKind
+from arena.services import bots as bot_services
+from arena.services import owned_bots
+
+if TYPE_CHECKING:
+    from arena.services.owned_bots import User
+
+#: versions one bot may keep (each holds its archive)
+MAX_VERSIONS_PER_BOT = 50
+#: how long a bot host may take over a check before another takes it over
+CHECK_LEASE = timedelta(minutes=5)
+
+
+class HostingError(ValueError):
+    """A refusal, in words for the bot's owner (the API answers 400)."""
+
+
+def upload_limits() -> UploadLimits:
+    return UploadLimits(**getattr(settings, "HOSTED_UPLOAD_LIMITS", {}))
+
+
+@transaction.atomic
+def do_create_hosted_bot(user: User, name: str) -> Bot:
+    """A hosted bot owned by ``user``: no token (the bot host holds its stream)."""
+    owned_bots.check_can_create(user, name)
+    bot, _ = bot_services.create_bot(name, owner=user, kind=BotKind.HOSTED)  # type: ignore[arg-type]
+    return bot
+
+
+def check_upload(user: User, bot: Bot, filename: str, data: bytes, entry_point: str) -> Archive:
+    owned_bots.check_owner(user, bot)
+    if bot.kind != BotKind.HOSTED:
+        raise HostingError(f"{bot.name} dials in with a token; upload code to a hosted bot")
+    if CodeVersion.objects.filter(bot=bot).count() >= MAX_VERSIONS_PER_BOT:
+        raise HostingError(f"{bot.name} has {MAX_VERSIONS_PER_BOT} versions, the most kept")
+    try:
+        return read_upload(filename, data, entry_point, upload_limits())
+    except UploadError as exc:
+        raise HostingError(str(exc)) from None
+
+
+@transaction.atomic
+def do_upload(user: User, bot: Bot, filename: str, data: bytes, entry_point: str) -> CodeVersion:
+    """A new version (``checking``) whose parent is the version active now."""
+    archive = check_upload(user, bot, filename, data, entry_point)
+    Bot.objects.select_for_update().get(pk=bot.pk)  # numbers are given one at a time
+    last = CodeVersion.objects.filter(bot=bot).aggregate(n=Max("number"))["n"] or 0
+    parent = CodeVersion.objects.filter(bot=bot, active=True).first()
+    return CodeVersion.objects.create(
+        bot=bot,
+        number=last + 1,
+        parent=parent,
+        archive=archive.data,
+        sha256=archive.sha256,
+        entry_point=archive.entry_point,
+        filename=filename.rsplit("/", 1)[-1][:200],
+        size=len(data),
+    )
+
+
+def find_version(bot: Bot, number: int) -> CodeVersion:
+    version = CodeVersion.objects.filter(bot=bot, number=number).first()
+    if version is None:
+        raise owned_bots.NotFound(f"{bot.name} has no version {number}")
+    return version
+
+
+def check_activate(user: User, bot: Bot, number: int) -> CodeVersion:
+    owned_bots.check_owner(user, bot)
+    version = find_version(bot, number)
+    if version.status != VersionStatus.READY:
+        raise HostingError(f"version {number} is {version.status}; only a checked version plays")
+    return version
+
+
+@transaction.atomic
+def do_activate(user: User, bot: Bot, number: int) -> CodeVersion:
+    version = check_activate(user, bot, number)
+    _activate(version)
+    return version
+
+
+def _activate(version: CodeVersion) -> None:
+    CodeVersion.objects.filter(bot_id=version.bot_id, active=True).exclude(pk=version.pk).update(
+        active=False
+    )
+    CodeVersion.objects.filter(pk=version.pk).update(active=True)
+    version.active = True
+
+
+def versions(bot: Bot) -> list[CodeVersion]:
+    return list(CodeVersion.objects.filter(bot=bot).defer("archive").order_by("-number"))
+
+
+def active_version(bot: Bot) -> CodeVersion | None:
+    return CodeVersion.objects.filter(bot=bot, active=True).first()
+
+
+def issue_host_token(bot: Bot) -> str:
+    """A fresh token for a hosted bot, held in memory by the bot host that serves it (the
+    trusted side): the bot's code never sees it. Ends any stream the previous one opened."""
+    if bot.kind != BotKind.HOSTED:
+        raise HostingError(f"{bot.name} is not a hosted bot")
+    token = bot_services._new_token()
+    Bot.objects.filter(pk=bot.pk).update(
+        token_hash=bot_services.hash_token(token), token_prefix=token[: bot_services.DISPLAY_CHARS]
+    )
+    return token
+
+
+def record_fault(bot_id: int, match_id: str, cause: str, detail: str, stderr: str) -> None:
+    """Keep a sandbox's failure in a match for the bot's owner (the latest 200 per bot)."""
+    from arena.hosting.models import SandboxFault
+
+    version = CodeVersion.objects.filter(bot_id=bot_id, active=True).only("pk").first()
+    SandboxFault.objects.create(
+        bot_id=bot_id,
+        version=version,
+        match_id=match_id[:64],
+        cause=cause[:32],
+        detail=detail[:2000],
+        stderr=stderr[-8000:],
+    )
+    stale = SandboxFault.objects.filter(bot_id=bot_id).order_by("-created_at")[200:]
+    SandboxFault.objects.filter(pk__in=list(stale.values_list("pk", flat=True))).delete()
+
+
+def recent_faults(bot: Bot, limit: int = 20) -> list[object]:
+    from arena.hosting.models import SandboxFault
+
+    return list(SandboxFault.objects.filter(bot=bot).select_related("version")[:limit])
+
+
+def version_files(bot_id: int) -> tuple[dict[str, bytes], str]:
+    """(files, entry point) of the bot's active version, as a sandbox gets them."""
+    from arena.hosting.archives import unpack_stored
+
+    version = CodeVersion.objects.filter(bot_id=bot_id, active=True).first()
+    if version is None:
+        raise HostingError("the bot has no active version")
+    return unpack_stored(bytes(version.archive)), version.entry_point
+
+
+def served_bots() -> list[Bot]:
+    """Active hosted bots with an active version: the ones a bot host holds streams for."""
+    return list(
+        Bot.objects.filter(kind=BotKind.HOSTED, active=True, code_versions__active=True)
+        .distinct()
+        .order_by("pk")
+    )
+
+
+@transaction.atomic
+def claim_check(checker: str) -> CodeVersion | None:
+    """The oldest version waiting for its check (or whose checker's lease ran out), now
+    leased to ``checker``; None when there is none."""
+    now = timezone.now()
+    version = (
+        CodeVersion.objects.select_for_update(skip_locked=True)
+        .filter(status=VersionStatus.CHECKING)
+        .exclude(check_lease_until__gt=now)
+        .order_by("created_at")
+        .first()
+    )
+    if version is None:
+        return None
+    version.checker = checker[:128]
+    version.check_lease_until = now + CHECK_LEASE
+    version.save(update_fields=["checker", "check_lease_until"])
+    return version
+
+
+@transaction.atomic
+def finish_check(version_id: int, checker: str, passed: bool, log: str) -> CodeVersion | None:
+    """Record a check's verdict, if ``checker`` still holds the version; a passing version
+    becomes active."""
+    version = (
+        CodeVersion.objects.select_for_update()
+        .filter(pk=version_id, status=VersionStatus.CHECKING, checker=checker[:128])
+        .first()
+    )
+    if version is None:
+        return None
+    version.status = VersionStatus.READY if passed else VersionStatus.REJECTED
+    version.check_log = log[-20_000:]
+    version.checked_at = timezone.now()
+    version.check_lease_until = None
+    version.save(update_fields=["status", "check_log", "checked_at", "check_lease_until"])
+    if passed:
+        _activate(version)
+    return version

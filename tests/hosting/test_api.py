@@ -1,0 +1,70 @@
+"""The hosted-bot API: create, upload (multipart), list with check logs (owner only),
+switch back; bad uploads answer 400 with the reason, never a 500."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+
+from arena.hosting.checker import check_next
+from arena.hosting.sandbox import SandboxUnavailable, check_available
+from tests.web.test_permissions import api_client
+
+try:
+    check_available()
+except SandboxUnavailable as exc:  # pragma: no cover - make test installs bubblewrap
+    pytest.skip(f"no sandbox here: {exc}", allow_module_level=True)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+BOT = b"from avenue_sdk import Bot\n\n\nclass Mine(Bot):\n    pass\n"
+
+
+def upload(client: Client, name: str, filename: str, data: bytes, entry: str):  # type: ignore[no-untyped-def]
+    return client.post(
+        f"/api/bots/{name}/versions/",
+        {"file": SimpleUploadedFile(filename, data), "entry_point": entry},
+    )
+
+
+def test_upload_check_list_and_switch_back() -> None:
+    ann, _ = api_client("ann")
+    bob, _ = api_client("bob")
+    made = ann.post("/api/hosted/", {"name": "ann-h"}, content_type="application/json")
+    assert made.status_code == 201, made.content
+    first = upload(ann, "ann-h", "mine.py", BOT, "mine:Mine")
+    assert first.status_code == 201, first.content
+    assert first.json()["status"] == "checking" and first.json()["number"] == 1
+    check_next("api-test")
+    second = upload(ann, "ann-h", "mine.py", BOT + b"# v2\n", "mine:Mine")
+    assert second.json()["parent"] == 1
+    check_next("api-test")
+    listed = ann.get("/api/bots/ann-h/versions/").json()["versions"]
+    assert [(v["number"], v["status"], v["active"]) for v in listed] == [
+        (2, "ready", True),
+        (1, "ready", False),
+    ]
+    assert "played one game against random" in listed[0]["check_log"]
+    back = ann.post("/api/bots/ann-h/versions/1/activate/")
+    assert back.status_code == 200 and back.json()["active"]
+    # the check log (the bot's stderr) is its owner's only
+    assert bob.get("/api/bots/ann-h/versions/").status_code == 403
+    assert upload(bob, "ann-h", "mine.py", BOT, "mine:Mine").status_code == 403
+
+
+@pytest.mark.parametrize(
+    ("filename", "data", "entry", "says"),
+    [
+        ("mine.py", BOT, "nope", "expected module:Class"),
+        ("mine.rar", BOT, "mine:Mine", "upload a .py file or a .zip"),
+        ("mine.zip", b"PK\x03\x04broken", "mine:Mine", "not a readable zip"),
+        ("mine.py", b"#" * (2 << 20), "mine:Mine", "uploads may be at most"),
+    ],
+)
+def test_bad_uploads_answer_400(filename: str, data: bytes, entry: str, says: str) -> None:
+    ann, _ = api_client("ann2")
+    ann.post("/api/hosted/", {"name": "ann-h2"}, content_type="application/json")
+    answer = upload(ann, "ann-h2", filename, data, entry)
+    assert answer.status_code == 400, answer.content
+    assert says in answer.content.decode()
