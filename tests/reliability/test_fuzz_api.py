@@ -86,6 +86,8 @@ def world(settings: Any) -> Iterator[World]:  # pytest-django's settings fixture
         "name": list(Bot.objects.values_list("name", flat=True)),
         "slug": [played.slug, live.league.slug],
         "id": list(Match.objects.values_list("id", flat=True)),
+        # a hosted bot's version numbers (none of these bots has versions: 404s)
+        "number": [1, 2, 0],
     }
     yield World([played, live.league], user, issue_api_key(user), known)
 
