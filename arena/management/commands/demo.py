@@ -21,28 +21,21 @@ next run finishes it), the SDK bot process is terminated, the gateway shuts down
 
 from __future__ import annotations
 
-import ctypes
 import logging
 import os
 import secrets
 import signal
-import socket
-import socketserver
 import subprocess
 import sys
 import threading
-import time
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, TextIO, cast
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.staticfiles.handlers import StaticFilesHandler
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.core.servers.basehttp import WSGIRequestHandler, WSGIServer
-from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections, connection
 from django.utils import timezone
 
@@ -51,6 +44,14 @@ from arena.gateway import DatabaseAuthenticator, Gateway, GatewayConfig, Gateway
 from arena.management.commands.league import QUIET_LOGGERS
 from arena.management.commands.league import Command as LeagueCommand
 from arena.management.commands.rungateway import split_address
+from arena.management.demo_sdk import (
+    SDK_BOT,
+    sdk_summary,
+    start_sdk_bot,
+    stop_sdk,
+    wait_connected,
+)
+from arena.management.demo_web import ThreadedServer, check_ports, web_server
 from arena.models import (
     Bot,
     BotKind,
@@ -59,7 +60,6 @@ from arena.models import (
     LeagueStatus,
     Match,
     MatchStatus,
-    Participation,
 )
 from arena.relay.local import shared_relay
 from arena.services import bots as bot_services
@@ -68,56 +68,14 @@ from arena.services import leagues as league_services
 log = logging.getLogger(__name__)
 
 ADMIN_USER = "admin"
-SDK_BOT = "sdk-heuristic"
-SDK_BOT_CLASS = "avenue_sdk.examples.heuristic_bot:HeuristicBot"
 YOUR_BOT = "your-bot"
 YOUR_BOT_CLASS = "avenue_sdk.examples.random_bot:RandomBot"
 #: your-bot's token, kept in the state folder (0600) so a bot left running stays connected
 YOUR_BOT_TOKEN_FILE = "your-bot-token"
 
 
-class _ThreadedServer(socketserver.ThreadingMixIn, WSGIServer):
-    daemon_threads = True
-
-
-class _QuietHandler(WSGIRequestHandler):
-    """Django's request handler, logging only failed requests (the replay viewer polls)."""
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
-        status = str(args[1]) if len(args) > 1 else ""
-        if status[:1] in ("4", "5"):
-            super().log_message(format, *args)
-
-
-def _port_taken(host: str, port: int) -> bool:
-    """True when something listens on host:port. The probe sets SO_REUSEADDR (as the
-    servers do), so connections of a previous run in TIME_WAIT do not count, and not
-    SO_REUSEPORT, so any listener does."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind((host, port))
-        except OSError:
-            return True
-    return False
-
-
-def _die_with_parent() -> None:
-    """In the SDK bot's process, between fork and exec: get SIGTERM when the demo process
-    dies, even by SIGKILL, so no bot is left reconnecting to nothing (Linux only)."""
-    if _PRCTL is not None:
-        _PRCTL(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-
-
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
-
-
-try:  # resolved here, not in the child: nothing may be loaded between fork and exec
-    _PRCTL: Any = ctypes.CDLL(None, use_errno=True).prctl if sys.platform == "linux" else None
-except (OSError, AttributeError):
-    _PRCTL = None
 
 
 class Command(BaseCommand):
@@ -178,7 +136,7 @@ class Command(BaseCommand):
             gw_port = o["gateway_port"]
         if not 0 < gw_port < 65536 or not 0 < o["port"] < 65536:
             raise CommandError("the web and gateway ports must be numbers from 1 to 65535")
-        self._check_ports(host, o["port"], gw_host, gw_port)
+        check_ports(host, o["port"], gw_host, gw_port)
         state_dir: Path = o["state_dir"]
         state_dir.mkdir(parents=True, exist_ok=True)
         # Ctrl-C and SIGTERM (docker stop, kill) stop it cleanly, also when started in the
@@ -198,23 +156,23 @@ class Command(BaseCommand):
         league = league_cmd.demo_league(o["search_playouts"])
         gateway: GatewayThread | None = None
         sdk: subprocess.Popen[bytes] | None = None
-        httpd: _ThreadedServer | None = None
+        httpd: ThreadedServer | None = None
         stop = threading.Event()
         rounds: threading.Thread | None = None
         serving: threading.Thread | None = None
         try:
             # Bind the web port now, so nobody takes it meanwhile; requests wait in the
             # backlog until the server starts (before any round plays).
-            httpd = self._web_server(host, o["port"])
+            httpd = web_server(host, o["port"])
             arena = f"{gw_host}:{gw_port}"
             sdk_bot = None
             if not o["no_sdk_bot"]:
                 # started before the gateway's threads exist (a clean fork); it retries
                 # until the gateway listens, a moment later
-                sdk_bot, sdk = self._start_sdk_bot(league, arena, state_dir / "sdk-bot.log")
+                sdk_bot, sdk = start_sdk_bot(league, arena, state_dir / "sdk-bot.log", self.stdout)
             gateway = self._gateway(gw_host, gw_port)
             if sdk is not None and sdk_bot is not None:
-                self._wait_connected(sdk_bot, sdk, arena, state_dir / "sdk-bot.log")
+                wait_connected(sdk_bot, sdk, arena, state_dir / "sdk-bot.log", self.stdout)
             # the site first: rounds play in the background and never hold it up
             serving = threading.Thread(
                 target=httpd.serve_forever, kwargs={"poll_interval": 0.25}, name="demo-web"
@@ -240,7 +198,9 @@ class Command(BaseCommand):
             if o["rounds"] > 0:
                 league_cmd.print_standings(league)
                 if sdk is not None:
-                    self._sdk_summary()
+                    summary = sdk_summary()
+                    if summary:
+                        self.stdout.write(summary)
             self._banner(host, o["port"], arena, admin_line, token, o["every"])
             self.stdout.write("serving (Ctrl-C stops it)")
             while serving.is_alive():
@@ -260,7 +220,7 @@ class Command(BaseCommand):
                 except KeyboardInterrupt:
                     pass
             if sdk is not None:
-                self._stop_sdk(sdk)
+                stop_sdk(sdk)
             if gateway is not None:
                 gateway.stop()
             self.stdout.write("stopped: web server, gateway and SDK bot")
@@ -275,21 +235,6 @@ class Command(BaseCommand):
         if db["ENGINE"].endswith("sqlite3"):
             return f"SQLite {db['NAME']}"
         return f"{db['ENGINE'].rsplit('.', 1)[-1]} {db.get('NAME', '')}"
-
-    def _check_ports(self, host: str, port: int, gw_host: str, gw_port: int) -> None:
-        taken = [
-            f"{what} port {p} on {h} is already in use"
-            for what, h, p in (("web", host, port), ("gateway", gw_host, gw_port))
-            if _port_taken(h, p)
-        ]
-        if port == gw_port and host == gw_host:
-            taken.append(f"the web site and the gateway cannot share port {port}")
-        if taken:
-            raise CommandError(
-                "; ".join(taken) + " (another `make demo`?). Stop it, or pick free ports: "
-                "make demo PORT=8080 GATEWAY_PORT=50052 "
-                "(manage.py demo --port 8080 --gateway-port 50052)."
-            )
 
     def _admin(self, password_file: Path) -> str:
         """Create the admin user with a random password the first time; print the stored
@@ -313,14 +258,6 @@ class Command(BaseCommand):
         self.stdout.write(f"created superuser {ADMIN_USER} (password kept in {password_file})")
         return f"user {ADMIN_USER}, password {password}"
 
-    def _web_server(self, host: str, port: int) -> _ThreadedServer:
-        try:
-            httpd = _ThreadedServer((host, port), _QuietHandler, ipv6=":" in host)
-        except OSError as exc:
-            raise CommandError(f"cannot listen on {host}:{port} for the web site: {exc}") from None
-        httpd.set_app(StaticFilesHandler(get_wsgi_application()))
-        return httpd
-
     def _gateway(self, host: str, port: int) -> GatewayThread:
         gateway = Gateway(GatewayConfig.from_settings(), shared_relay(), DatabaseAuthenticator())
         thread = GatewayThread(gateway, f"{host}:{port}")
@@ -331,81 +268,6 @@ class Command(BaseCommand):
         self.stdout.write(f"gateway listening on {host}:{thread.port}")
         public_facts.set_gateway_address(f"{host}:{thread.port}")  # what the site shows
         return thread
-
-    def _start_sdk_bot(
-        self, league: League, arena: str, log_path: Path
-    ) -> tuple[Bot, subprocess.Popen[bytes]]:
-        """Register the SDK bot (a fresh token every run), enter it, start its process."""
-        bot = Bot.objects.filter(name=SDK_BOT).first()
-        if bot is None:
-            bot, token = bot_services.create_bot(SDK_BOT)
-            assert token is not None
-        else:
-            if bot.kind != BotKind.REMOTE or not bot.active:
-                raise CommandError(f"bot {SDK_BOT} exists but is not an active remote bot")
-            token = bot_services.rotate_token(bot)
-        if not Entry.objects.filter(league=league, bot=bot, active=True).exists():
-            league_services.do_enter(league, bot)
-            self.stdout.write(f"entered remote bot {bot.name} in {league.name}")
-        self._section(f"SDK bot {SDK_BOT}: a separate process, over gRPC")
-        command = [sys.executable, "-m", "avenue_sdk", "run", SDK_BOT_CLASS, "--arena", arena]
-        env = {**os.environ, "AVENUE_TOKEN": token, "PYTHONUNBUFFERED": "1"}
-        with log_path.open("ab") as log_file:
-            proc = subprocess.Popen(
-                command,
-                cwd=settings.BASE_DIR,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=log_file,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,  # Ctrl-C reaches this process, which stops the bot
-                preexec_fn=_die_with_parent,  # noqa: PLW1509 - only a resolved prctl call
-            )
-        self.stdout.write(
-            f"started (pid {proc.pid}, log {log_path}): python -m avenue_sdk run "
-            f"{SDK_BOT_CLASS} --arena {arena} --token $AVENUE_TOKEN"
-        )
-        return bot, proc
-
-    def _wait_connected(
-        self, bot: Bot, proc: subprocess.Popen[bytes], arena: str, log_path: Path
-    ) -> None:
-        relay = shared_relay()
-        deadline = time.monotonic() + 30
-        while not relay.is_connected(str(bot.pk)):
-            if proc.poll() is not None:
-                tail = log_path.read_text(errors="replace").splitlines()[-15:]
-                raise CommandError(
-                    f"the SDK bot exited with code {proc.returncode} before connecting; the "
-                    f"end of {log_path}:\n  " + "\n  ".join(tail)
-                )
-            if time.monotonic() > deadline:
-                raise CommandError(
-                    f"the SDK bot did not connect to {arena} within 30 s; see {log_path}"
-                )
-            time.sleep(0.1)
-        self.stdout.write(f"{SDK_BOT} connected to the gateway")
-
-    def _stop_sdk(self, proc: subprocess.Popen[bytes]) -> None:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)  # the SDK closes its stream and exits
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-
-    def _sdk_summary(self) -> None:
-        parts = Participation.objects.filter(
-            bot__name=SDK_BOT, match__status=MatchStatus.FINISHED
-        ).exclude(latency_mean_ms=None)
-        n = parts.count()
-        if n:
-            mean = sum(p.latency_mean_ms or 0.0 for p in parts) / n
-            self.stdout.write(
-                f"{SDK_BOT} played {n} matches over gRPC, mean decision round trip "
-                f"{mean:.1f} ms (runner -> gateway -> bot process -> back)"
-            )
 
     def _your_bot(self, token_file: Path) -> str:
         """``your-bot``, owned by admin and in no league until you enter it. Only its
