@@ -45,14 +45,10 @@ def browser() -> Iterator[Any]:
         b.close()
 
 
-@pytest.fixture
-def page(browser: Any, live_server: Any) -> Iterator[Any]:
-    # Playwright's wait_for_function evaluates its predicate as a string in the page,
-    # which the site's Content-Security-Policy forbids (no 'unsafe-eval'); the pages are
-    # checked under the policy in tests/web/test_csp.py.
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
-    pg = context.new_page()
-    host = urlparse(live_server.url).netloc
+def local_only(pg: Any, base_url: str) -> list[str]:
+    """Let ``pg`` load only from the test server; the list fills with what it asked elsewhere
+    (aborted): the site must work offline and leak no visitor to a third party."""
+    host = urlparse(base_url).netloc
     outside: list[str] = []
 
     def only_local(route: Any) -> None:
@@ -63,6 +59,17 @@ def page(browser: Any, live_server: Any) -> Iterator[Any]:
             route.abort()
 
     pg.route("**/*", only_local)
+    return outside
+
+
+@pytest.fixture
+def page(browser: Any, live_server: Any) -> Iterator[Any]:
+    # Playwright's wait_for_function evaluates its predicate as a string in the page,
+    # which the site's Content-Security-Policy forbids (no 'unsafe-eval'); the pages are
+    # checked under the policy in tests/web/test_csp.py.
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    pg = context.new_page()
+    outside = local_only(pg, live_server.url)
     errors: list[str] = []
     pg.on("pageerror", lambda exc: errors.append(str(exc)))
     pg.set_default_timeout(10_000)

@@ -9,14 +9,22 @@ import json
 import re
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlparse
 
 import pytest
 from django.test import Client
 
 from arena.models import Match, MatchStatus
 from tests.web.helpers import make_league
-from tests.web.test_browser import ARGS, CHROMIUM, SHOTS, browser, page, shot, step_is
+from tests.web.test_browser import (
+    ARGS,
+    CHROMIUM,
+    SHOTS,
+    browser,
+    local_only,
+    page,
+    shot,
+    step_is,
+)
 
 __all__ = ["browser", "page"]  # fixtures used by name
 
@@ -31,17 +39,7 @@ def phone(browser: Any, live_server: Any) -> Iterator[Any]:
     context = browser.new_context(viewport=PHONE, device_scale_factor=1, is_mobile=True,
                                   has_touch=True)  # fmt: skip
     pg = context.new_page()
-    host = urlparse(live_server.url).netloc
-    outside: list[str] = []
-
-    def only_local(route: Any) -> None:
-        if urlparse(route.request.url).netloc == host:
-            route.continue_()
-        else:
-            outside.append(route.request.url)
-            route.abort()
-
-    pg.route("**/*", only_local)
+    outside = local_only(pg, live_server.url)
     errors: list[str] = []
     pg.on("pageerror", lambda exc: errors.append(str(exc)))
     pg.set_default_timeout(15_000)
@@ -253,17 +251,7 @@ def test_redoc_renders_offline(browser: Any, live_server: Any) -> None:
     # keeps Redoc's attribution logo on its CDN from loading: nothing may leave the server
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    host = urlparse(live_server.url).netloc
-    outside: list[str] = []
-
-    def only_local(route: Any) -> None:
-        if urlparse(route.request.url).netloc == host:
-            route.continue_()
-        else:
-            outside.append(route.request.url)
-            route.abort()
-
-    page.route("**/*", only_local)
+    outside = local_only(page, live_server.url)
     try:
         page.goto(f"{live_server.url}/api/redoc/")
         page.wait_for_selector("text=Agent Avenue Arena API", timeout=30_000)
