@@ -48,6 +48,7 @@ from arena.runner import (
 from arena.runner import MatchStatus as RunStatus
 from arena.services import live
 from arena.services.claims import (
+    Claim,
     LeaseHeartbeat,
     PlayOutcome,
     do_claim_match,
@@ -100,6 +101,15 @@ def play_match(
     claim = do_claim_match(match_id, worker or worker_id())
     if claim is None:
         return PlayOutcome.SKIPPED
+    # The lease is kept until the attempt's end is written, not only while the game runs:
+    # on a worker playing hundreds of matches, a result may wait its turn for the database
+    # pool, and must not look like a dead worker's meanwhile.
+    with LeaseHeartbeat(claim):
+        return _play_claimed(claim, relay_factory)
+
+
+def _play_claimed(claim: Claim, relay_factory: RelayFactory | None) -> PlayOutcome:
+    match_id = claim.match_id
     match = Match.objects.select_related("league").get(pk=match_id)
     league = match.league
     parts = list(match.participations.select_related("bot").order_by("seat"))
@@ -111,29 +121,28 @@ def play_match(
     if not connection.in_atomic_block:
         connection.close()
     try:
-        with LeaseHeartbeat(claim):
-            if RULESETS[league.ruleset].version != league.ruleset_version:
-                raise RuntimeError(
-                    f"ruleset {league.ruleset} is version {RULESETS[league.ruleset].version} "
-                    f"here, the league plays version {league.ruleset_version}"
-                )
-            config = game_config(league, match, parts)
-            policy = check_fault_policy(
-                {**league.fault_policy, **({FaultCause.NO_SHOW: "abort"} if retries_left else {})}
+        if RULESETS[league.ruleset].version != league.ruleset_version:
+            raise RuntimeError(
+                f"ruleset {league.ruleset} is version {RULESETS[league.ruleset].version} "
+                f"here, the league plays version {league.ruleset_version}"
             )
-            seats, relay = _seats(match, parts, relay_factory or runner_relay)
-            outcome = run_match(
-                seats,
-                config,
-                match.deck_seed,
-                match_id=f"{match.pk}.{claim.attempt}",
-                replay_id=str(match.pk),
-                time_control=TimeControl(league.decision_ms, league.bank_ms),
-                policy=policy,
-                connect_grace_s=league.connect_grace_ms / 1000,
-                on_decision=live.publisher(match.pk),
-                reconnect_grace_s=league.reconnect_grace_ms / 1000,
-            )
+        config = game_config(league, match, parts)
+        policy = check_fault_policy(
+            {**league.fault_policy, **({FaultCause.NO_SHOW: "abort"} if retries_left else {})}
+        )
+        seats, relay = _seats(match, parts, relay_factory or runner_relay)
+        outcome = run_match(
+            seats,
+            config,
+            match.deck_seed,
+            match_id=f"{match.pk}.{claim.attempt}",
+            replay_id=str(match.pk),
+            time_control=TimeControl(league.decision_ms, league.bank_ms),
+            policy=policy,
+            connect_grace_s=league.connect_grace_ms / 1000,
+            on_decision=live.publisher(match.pk),
+            reconnect_grace_s=league.reconnect_grace_ms / 1000,
+        )
     except Exception as exc:  # noqa: BLE001 - whatever failed, it was not a bot's fault
         logger.exception("match %d attempt %d: infrastructure failure", match_id, claim.attempt)
         return do_void_attempt(claim, f"{type(exc).__name__}: {exc}")
