@@ -197,6 +197,10 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 #: a worker's claim on a match lasts this long and is extended every third of it while the
 #: match runs; a worker that died leaves a lease that expires, and the match is re-run
 ARENA_LEASE_SECONDS = env_int("ARENA_LEASE_SECONDS", default=60, minimum=2)
+#: match threads of one process that run Python at once; the others wait for a slot while
+#: their answers are in (``arena.runner.slots``). 0: no bound. For workers playing hundreds
+#: of matches with ``--pool threads`` (docker-compose.yml sets 8).
+ARENA_RUNNER_SLOTS = env_int("ARENA_RUNNER_SLOTS", default=0, minimum=0)
 #: attempts (claims) after which a match whose infrastructure keeps failing is void
 ARENA_MAX_ATTEMPTS = env_int("ARENA_MAX_ATTEMPTS", default=5, minimum=1)
 #: a queued match whose message the broker does not hold (neither in the queue nor with a

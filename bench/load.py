@@ -47,6 +47,7 @@ parser.add_argument(
 )
 parser.add_argument("--concurrent", type=int, default=0, help="matches at once on one worker")
 parser.add_argument("--pool-size", type=int, default=8, help="DATABASE_POOL_SIZE per worker")
+parser.add_argument("--slots", type=int, default=8, help="ARENA_RUNNER_SLOTS per worker")
 parser.add_argument("--think-ms", type=int, default=0, help="async bots' time per answer")
 parser.add_argument("--bots-per-league", type=int, default=8)
 parser.add_argument("--bot-processes", type=int, default=2)
@@ -99,6 +100,7 @@ def concurrent() -> int:
         workers=workers,
         concurrency=args.concurrency or -(-args.concurrent // workers),
         pool_size=args.pool_size,
+        slots=args.slots,
         think_ms=args.think_ms,
         timeout=args.timeout,
     )
@@ -113,7 +115,8 @@ def concurrent() -> int:
     print()
     print(
         f"{cfg.leagues} leagues x {cfg.bots_per_league} async bots, {cfg.workers} worker(s) x "
-        f"{cfg.concurrency} threads, DATABASE_POOL_SIZE={cfg.pool_size}, think {cfg.think_ms} ms"
+        f"{cfg.concurrency} threads, DATABASE_POOL_SIZE={cfg.pool_size}, "
+        f"ARENA_RUNNER_SLOTS={cfg.slots}, think {cfg.think_ms} ms"
     )
     print(concurrency_summary(out, cfg))
     return 1 if out.problems else 0

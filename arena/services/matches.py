@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from contextlib import nullcontext
 
+from django.conf import settings
 from django.db import connection
 
 from arena.deals import house_bot_seed
@@ -46,6 +48,7 @@ from arena.runner import (
     run_match,
 )
 from arena.runner import MatchStatus as RunStatus
+from arena.runner.slots import RunnerSlots, SlottedRelay, process_slots
 from arena.services import live
 from arena.services.claims import (
     Claim,
@@ -85,6 +88,10 @@ def _seats(
                 relay = relay_factory()
             seats.append(RemoteSeat(str(bot.pk), bot.name, relay))
     return seats, relay
+
+
+def _slotted(factory: RelayFactory, slots: RunnerSlots) -> RelayFactory:
+    return lambda: SlottedRelay(factory(), slots)
 
 
 def game_config(league: League, match: Match, parts: list[Participation]) -> GameConfig:
@@ -130,19 +137,24 @@ def _play_claimed(claim: Claim, relay_factory: RelayFactory | None) -> PlayOutco
         policy = check_fault_policy(
             {**league.fault_policy, **({FaultCause.NO_SHOW: "abort"} if retries_left else {})}
         )
-        seats, relay = _seats(match, parts, relay_factory or runner_relay)
-        outcome = run_match(
-            seats,
-            config,
-            match.deck_seed,
-            match_id=f"{match.pk}.{claim.attempt}",
-            replay_id=str(match.pk),
-            time_control=TimeControl(league.decision_ms, league.bank_ms),
-            policy=policy,
-            connect_grace_s=league.connect_grace_ms / 1000,
-            on_decision=live.publisher(match.pk),
-            reconnect_grace_s=league.reconnect_grace_ms / 1000,
-        )
+        slots = process_slots(settings.ARENA_RUNNER_SLOTS)
+        factory = relay_factory or runner_relay
+        if slots is not None:
+            factory = _slotted(factory, slots)
+        seats, relay = _seats(match, parts, factory)
+        with slots.held() if slots is not None else nullcontext():
+            outcome = run_match(
+                seats,
+                config,
+                match.deck_seed,
+                match_id=f"{match.pk}.{claim.attempt}",
+                replay_id=str(match.pk),
+                time_control=TimeControl(league.decision_ms, league.bank_ms),
+                policy=policy,
+                connect_grace_s=league.connect_grace_ms / 1000,
+                on_decision=live.publisher(match.pk),
+                reconnect_grace_s=league.reconnect_grace_ms / 1000,
+            )
     except Exception as exc:  # noqa: BLE001 - whatever failed, it was not a bot's fault
         logger.exception("match %d attempt %d: infrastructure failure", match_id, claim.attempt)
         return do_void_attempt(claim, f"{type(exc).__name__}: {exc}")

@@ -7,7 +7,9 @@ from __future__ import annotations
 import threading
 import time
 from contextlib import ExitStack
+from datetime import datetime
 
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from arena.models import Match
@@ -29,16 +31,14 @@ def test_one_keeper_thread_extends_every_lease_and_notices_a_takeover(
     assert all(c is not None for c in claims)
     held: list[Claim] = [c for c in claims if c is not None]
     leases = Match.objects.filter(pk__in=[c.match_id for c in held])
-    first = dict(leases.values_list("pk", "lease_expires_at"))
+    first = _leases(leases)
     with ExitStack() as stack:
         beats = [stack.enter_context(LeaseHeartbeat(c)) for c in held]
         keepers = [t for t in threading.enumerate() if t.name == "lease-keeper"]
         assert len(keepers) == 1
         # every lease moves forward, and stays ahead of the clock
         wait_for(
-            lambda: all(
-                lease > first[pk] for pk, lease in leases.values_list("pk", "lease_expires_at")
-            ),
+            lambda: all(lease > first[pk] for pk, lease in _leases(leases).items()),
             30,
             "every lease to be extended",
         )
@@ -52,15 +52,18 @@ def test_one_keeper_thread_extends_every_lease_and_notices_a_takeover(
         later = timezone.now()
         wait_for(
             lambda: all(
-                lease > later
-                for lease in leases.exclude(pk=victim.match_id).values_list(
-                    "lease_expires_at", flat=True
-                )
+                lease > later for lease in _leases(leases.exclude(pk=victim.match_id)).values()
             ),
             30,
             "the other leases to be extended again",
         )
     # out of the with-blocks: nobody extends them any more (two beats' time)
-    after = dict(leases.values_list("pk", "lease_expires_at"))
+    after = _leases(leases)
     time.sleep(2.5)
-    assert dict(leases.values_list("pk", "lease_expires_at")) == after
+    assert _leases(leases) == after
+
+
+def _leases(matches: QuerySet[Match]) -> dict[int, datetime]:
+    found = dict(matches.values_list("pk", "lease_expires_at"))
+    assert None not in found.values(), "a held match without a lease"
+    return {pk: lease for pk, lease in found.items() if lease is not None}

@@ -52,6 +52,8 @@ class ConcurrencyConfig:
     concurrency: int = 1000
     #: the bound on each worker's PostgreSQL connections
     pool_size: int = 8
+    #: match threads of a worker running Python at once (ARENA_RUNNER_SLOTS; 0: no bound)
+    slots: int = 8
     think_ms: int = 0
     lease_seconds: int = 60  # the production default
     decision_ms: int = 10_000
@@ -116,7 +118,11 @@ class ConcurrencyRig(LoadRig):
         )
         self.ccfg = cfg
         self.app_name = f"arena-worker-{self.tag}"
-        self.env.update(DATABASE_POOL_SIZE=str(cfg.pool_size), DATABASE_POOL_TIMEOUT="120")
+        self.env.update(
+            DATABASE_POOL_SIZE=str(cfg.pool_size),
+            DATABASE_POOL_TIMEOUT="120",
+            ARENA_RUNNER_SLOTS=str(cfg.slots),
+        )
         self.leagues: list[League] = []
         self.stats_files: list[Path] = []
 
@@ -177,7 +183,8 @@ class ConcurrencyRig(LoadRig):
         self.say(
             f"{len(specs)} async bots in {cfg.bot_processes} processes on {cfg.gateways} "
             f"gateways, {cfg.workers} worker(s) --pool threads --concurrency {cfg.concurrency}, "
-            f"DATABASE_POOL_SIZE={cfg.pool_size}; setup {time.monotonic() - t0:.1f} s"
+            f"DATABASE_POOL_SIZE={cfg.pool_size}, ARENA_RUNNER_SLOTS={cfg.slots}; "
+            f"setup {time.monotonic() - t0:.1f} s"
         )
 
     # ------------------------------------------------------------ the run
@@ -357,7 +364,8 @@ def summary(out: Figures, cfg: ConcurrencyConfig) -> str:
             f"bot latency as the gateways measure it: p50 {out.bot_latency_p50_ms:.1f} ms, "
             f"p99 {out.bot_latency_p99_ms:.1f} ms",
             f"PostgreSQL backends of the worker(s): peak {out.db_peak} "
-            f"(bound {cfg.pool_size} x {cfg.workers} worker(s)), {out.db_distinct} distinct seen "
+            f"(bound: pool {cfg.pool_size} + the lease keeper's 1, x {cfg.workers} worker(s)), "
+            f"{out.db_distinct} distinct seen "
             f"over {out.db_samples} samples; sessions opened on the database during the run "
             f"(every process): {out.db_sessions_opened}",
             f"leases found expired by the reaper: {out.leases_expired}; matches played more "
