@@ -109,9 +109,10 @@ def do_claim_match(match_id: int, worker: str) -> Claim | None:
 
 
 class LeaseHeartbeat:
-    """Keeps the claim's lease extended while a game runs (a long game must not look like
-    a dead worker): registers it with the process's ``LeaseKeeper`` for the duration of
-    the ``with`` block. ``lost`` turns True if a beat found the lease taken over."""
+    """Keeps the claim's lease extended for the duration of the ``with`` block (the game
+    and the writing of its end: a long game, or a result waiting for the database, must not
+    look like a dead worker) by registering it with the process's ``LeaseKeeper``.
+    ``lost`` turns True if a beat found the match taken over by a newer attempt."""
 
     def __init__(self, claim: Claim) -> None:
         self.claim = claim
@@ -133,8 +134,8 @@ class LeaseKeeper:
     """One thread per process extends every lease the process holds, in one UPDATE per
     chunk of claims, every third of the lease: a worker playing a thousand matches at once
     (``--pool threads``) runs one beat, not a thousand threads each queueing for the
-    database pool every few seconds. It uses the pool's connections like any thread and
-    gives its connection back after each beat."""
+    database pool every few seconds. With a pool (``DATABASE_POOL_SIZE``) it has a
+    connection of its own; without, it closes its connection after each beat."""
 
     def __init__(self) -> None:
         self._cond = threading.Condition()

@@ -242,7 +242,6 @@ class ConcurrencyRig(LoadRig):
             if now - last_reap >= 5:
                 last_reap = now
                 out.leases_expired += len(do_reap().reaped)
-            connection.close()  # the driver's own connection is not the workers'
             time.sleep(0.25)
         out.wall_s = time.monotonic() - t0
         out.db_distinct = len(pids)
@@ -366,8 +365,8 @@ def summary(out: Figures, cfg: ConcurrencyConfig) -> str:
             f"PostgreSQL backends of the worker(s): peak {out.db_peak} "
             f"(bound: pool {cfg.pool_size} + the lease keeper's 1, x {cfg.workers} worker(s)), "
             f"{out.db_distinct} distinct seen "
-            f"over {out.db_samples} samples; sessions opened on the database during the run "
-            f"(every process): {out.db_sessions_opened}",
+            f"over {out.db_samples} samples; sessions opened on the database while the matches "
+            f"played (every process of the run): {out.db_sessions_opened}",
             f"leases found expired by the reaper: {out.leases_expired}; matches played more "
             f"than once: {out.rerun}",
             f"bot-side stream errors: {out.bot_errors or 'none'}",
