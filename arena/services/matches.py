@@ -6,8 +6,9 @@ attempts), this one (the seats and the game), ``arena.services.results`` (the re
 The path of one attempt (``play_match``, what the ``arena.run_match`` task calls):
 
 1. ``do_claim_match``: one conditional UPDATE, ``queued -> running`` (or an expired lease
-   ``running -> running``), attempts + 1, a lease of ``ARENA_LEASE_SECONDS`` that a
-   heartbeat thread extends while the game runs. Only one worker can hold an attempt.
+   ``running -> running``), attempts + 1, a lease of ``ARENA_LEASE_SECONDS`` that the
+   process's lease keeper extends until the attempt's end is written. Only one worker can
+   hold an attempt.
 2. The game, through ``arena.runner.run_match``: house bots in-process, remote bots
    through the relay. Bot faults follow the league's fault policy; a remote bot missing
    at the start is retried under the no-show policy, then forfeits as ``no_show``.
