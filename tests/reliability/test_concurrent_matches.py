@@ -2,7 +2,8 @@
 (the small version of ``bench/load.py --concurrent``, ``concurrency.py`` explains the rig).
 
 Real processes: a redis-server of the test's own, a gateway, one Celery worker
-(``--pool threads --concurrency 100``, ``DATABASE_POOL_SIZE=3``) and one process of 12
+(``--pool threads --concurrency 100``, ``DATABASE_POOL_SIZE=3``, ``ARENA_RUNNER_SLOTS=8``:
+at most 8 of its match threads run Python at once) and one process of 12
 asyncio bots (``aiobots.py``) that think 100 ms per answer, so that matches overlap. Two
 2-seat leagues of 6 bots: 60 matches queued at once. Every match must finish, be rated
 exactly once with zero-sum ratings equal to a full recompute and a valid replay, no bot
@@ -32,6 +33,7 @@ CFG = ConcurrencyConfig(
     workers=1,
     concurrency=100,
     pool_size=3,
+    slots=8,
     think_ms=100,
     lease_seconds=10,
     timeout=400.0,
