@@ -138,6 +138,23 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
     )
 
+#: A bounded pool of PostgreSQL connections shared by the process's threads (Django's
+#: psycopg pool): what a worker playing hundreds of matches at once (``--pool threads``)
+#: needs, since every match claims, beats its lease and writes its result through it and
+#: none opens a connection of its own. 0 (the default): a connection per thread, opened
+#: when needed. A thread waits up to DATABASE_POOL_TIMEOUT seconds for a free one.
+DATABASE_POOL_SIZE = env_int("DATABASE_POOL_SIZE", default=0, minimum=0)
+DATABASE_POOL_TIMEOUT = env_int("DATABASE_POOL_TIMEOUT", default=60, minimum=1)
+if DATABASE_POOL_SIZE:
+    if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+        raise ImproperlyConfigured("DATABASE_POOL_SIZE needs a PostgreSQL DATABASE_URL")
+    DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps them; Django must not
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": min(2, DATABASE_POOL_SIZE),
+        "max_size": DATABASE_POOL_SIZE,
+        "timeout": DATABASE_POOL_TIMEOUT,
+    }
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # ---------------------------------------------------------------- Redis, Celery, embedded mode
@@ -180,6 +197,10 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 #: a worker's claim on a match lasts this long and is extended every third of it while the
 #: match runs; a worker that died leaves a lease that expires, and the match is re-run
 ARENA_LEASE_SECONDS = env_int("ARENA_LEASE_SECONDS", default=60, minimum=2)
+#: match threads of one process that run Python at once; the others wait for a slot while
+#: their answers are in (``arena.runner.slots``). 0: no bound. For workers playing hundreds
+#: of matches with ``--pool threads`` (docker-compose.yml sets 8).
+ARENA_RUNNER_SLOTS = env_int("ARENA_RUNNER_SLOTS", default=0, minimum=0)
 #: attempts (claims) after which a match whose infrastructure keeps failing is void
 ARENA_MAX_ATTEMPTS = env_int("ARENA_MAX_ATTEMPTS", default=5, minimum=1)
 #: a queued match whose message the broker does not hold (neither in the queue nor with a
@@ -193,9 +214,7 @@ ARENA_REQUEUE_AFTER_SECONDS = env_int("ARENA_REQUEUE_AFTER_SECONDS", default=600
 #: a slow bot's matches do not hold the others back
 ARENA_ROUND_CONCURRENCY = env_int("ARENA_ROUND_CONCURRENCY", default=4, minimum=1, maximum=64)
 #: the `arena.run_match` task's soft time limit (its hard limit is 60 s more)
-ARENA_MATCH_TIME_LIMIT_SECONDS = env_int(
-    "ARENA_MATCH_TIME_LIMIT_SECONDS", default=3600, minimum=10
-)
+ARENA_MATCH_TIME_LIMIT_SECONDS = env_int("ARENA_MATCH_TIME_LIMIT_SECONDS", default=3600, minimum=10)
 
 # ---------------------------------------------------------------- gRPC gateway
 

@@ -12,6 +12,16 @@ migrated if missing) and a `redis-server` binary: the run starts its own on a fr
 apart while rounds play: kill -9 of a worker (a replacement is started), a Redis restart,
 a gateway restart, and 10% of the bots killed (their processes restarted). It prints the
 figures and the checks; the exit code is 1 if a check failed.
+
+    .venv/bin/python bench/load.py --concurrent 1000 [--pool-size 8] [--think-ms 0]
+
+Many remote matches at once on one worker (tests/reliability/concurrency.py): 2-seat
+leagues of async bots (tests/reliability/aiobots.py: grpc.aio, all of a process's bots on
+one event loop) on 2 gateways, one round in each queued at once (`--concurrent` matches in
+all), one worker `--pool threads --concurrency N` with `DATABASE_POOL_SIZE=--pool-size`. It
+prints the matches held at once, decisions per second, the arena's share of a decision
+(p50/p99), the gateways' measure of the bots' answers, and the worker's PostgreSQL
+backends (pg_stat_activity), then the same checks.
 """
 
 from __future__ import annotations
@@ -31,8 +41,16 @@ sys.path.insert(0, str(ROOT))
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--bots", type=int, default=200)
 parser.add_argument("--bots-per-process", type=int, default=10)
-parser.add_argument("--workers", type=int, default=2)
-parser.add_argument("--concurrency", type=int, default=50, help="threads per worker")
+parser.add_argument("--workers", type=int, default=None, help="default 2 (1 with --concurrent)")
+parser.add_argument(
+    "--concurrency", type=int, default=None, help="threads per worker (default 50, or all)"
+)
+parser.add_argument("--concurrent", type=int, default=0, help="matches at once on one worker")
+parser.add_argument("--pool-size", type=int, default=8, help="DATABASE_POOL_SIZE per worker")
+parser.add_argument("--slots", type=int, default=8, help="ARENA_RUNNER_SLOTS per worker")
+parser.add_argument("--think-ms", type=int, default=0, help="async bots' time per answer")
+parser.add_argument("--bots-per-league", type=int, default=8)
+parser.add_argument("--bot-processes", type=int, default=2)
 parser.add_argument("--rounds", type=int, default=2)
 parser.add_argument("--lease", type=int, default=10, help="ARENA_LEASE_SECONDS")
 parser.add_argument("--faults", action="store_true")
@@ -70,12 +88,48 @@ Match.objects.filter(status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING]).updat
 )
 
 
+def concurrent() -> int:
+    from tests.reliability.concurrency import ConcurrencyConfig, ConcurrencyRig
+    from tests.reliability.concurrency import summary as concurrency_summary
+
+    workers = args.workers or 1
+    cfg = ConcurrencyConfig(
+        matches=args.concurrent,
+        bots_per_league=args.bots_per_league,
+        bot_processes=args.bot_processes,
+        workers=workers,
+        concurrency=args.concurrency or -(-args.concurrent // workers),
+        pool_size=args.pool_size,
+        slots=args.slots,
+        think_ms=args.think_ms,
+        timeout=args.timeout,
+    )
+    logs = Path(tempfile.mkdtemp(prefix="arena-concurrent-"))
+    rig = ConcurrencyRig(logs, os.environ["DATABASE_URL"], cfg, redis_port=REDIS_PORT)
+    try:
+        rig.setup()
+        out = rig.play()
+    finally:
+        rig.close()
+        print(f"logs: {logs}")
+    print()
+    print(
+        f"{cfg.leagues} leagues x {cfg.bots_per_league} async bots, {cfg.workers} worker(s) x "
+        f"{cfg.concurrency} threads, DATABASE_POOL_SIZE={cfg.pool_size}, "
+        f"ARENA_RUNNER_SLOTS={cfg.slots}, think {cfg.think_ms} ms"
+    )
+    print(concurrency_summary(out, cfg))
+    return 1 if out.problems else 0
+
+
 def main() -> int:
+    if args.concurrent:
+        return concurrent()
     cfg = LoadConfig(
         bots=args.bots,
         bots_per_host=args.bots_per_process,
-        workers=args.workers,
-        concurrency=args.concurrency,
+        workers=args.workers or 2,
+        concurrency=args.concurrency or 50,
         rounds=args.rounds,
         lease_seconds=args.lease,
         faults=args.faults,

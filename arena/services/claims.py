@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import enum
 import logging
+import operator
 import os
 import socket
 import threading
+import time
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import reduce
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -106,46 +109,120 @@ def do_claim_match(match_id: int, worker: str) -> Claim | None:
 
 
 class LeaseHeartbeat:
-    """Extends the lease every third of its length while a game runs (a long game must
-    not look like a dead worker). Uses its own database connection, closed after each
-    extension."""
+    """Keeps the claim's lease extended for the duration of the ``with`` block (the game
+    and the writing of its end: a long game, or a result waiting for the database, must not
+    look like a dead worker) by registering it with the process's ``LeaseKeeper``.
+    ``lost`` turns True if a beat found the match taken over by a newer attempt."""
 
     def __init__(self, claim: Claim) -> None:
         self.claim = claim
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True, name="lease-heartbeat")
         self.lost = False
 
     def __enter__(self) -> LeaseHeartbeat:
-        self._thread.start()
+        _keeper.add(self)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
+        _keeper.remove(self)
+
+
+#: claims extended per UPDATE statement (a WHERE of that many ORs)
+_BEAT_CHUNK = 200
+
+
+class LeaseKeeper:
+    """One thread per process extends every lease the process holds, in one UPDATE per
+    chunk of claims, every third of the lease: a worker playing a thousand matches at once
+    (``--pool threads``) runs one beat, not a thousand threads each queueing for the
+    database pool every few seconds. With a pool (``DATABASE_POOL_SIZE``) it has a
+    connection of its own; without, it closes its connection after each beat."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        #: claim -> (its heartbeat, monotonic time its next beat is due)
+        self._held: dict[Claim, tuple[LeaseHeartbeat, float]] = {}
+        self._thread: threading.Thread | None = None
+
+    def add(self, beat: LeaseHeartbeat) -> None:
+        with self._cond:
+            self._held[beat.claim] = (beat, time.monotonic() + settings.ARENA_LEASE_SECONDS / 3)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, daemon=True, name="lease-keeper")
+                self._thread.start()
+            self._cond.notify()  # its first beat may be due before the keeper's next wake
+
+    def remove(self, beat: LeaseHeartbeat) -> None:
+        with self._cond:
+            self._held.pop(beat.claim, None)
 
     def _run(self) -> None:
-        period = settings.ARENA_LEASE_SECONDS / 3
-        try:
-            while not self._stop.wait(period):
-                kept = Match.objects.filter(self.claim.mine()).update(
-                    lease_expires_at=timezone.now() + _lease()
-                )
-                # not held between beats: one per running match would exhaust PostgreSQL's
-                # connections on a worker playing dozens of matches at once
-                connection.close()
-                if not kept:
-                    self.lost = True
-                    logger.error(
-                        "match %d: lease of attempt %d lost",
-                        self.claim.match_id,
-                        self.claim.attempt,
+        own = _own_connection()
+        while True:
+            with self._cond:
+                now = time.monotonic()
+                due = min((at for _, at in self._held.values()), default=now + 3600)
+                if due > now:
+                    self._cond.wait(due - now)
+                    continue
+                beats = [b for b, _ in self._held.values()]
+                period = settings.ARENA_LEASE_SECONDS / 3
+                if now - due > period / 2:
+                    logger.warning(
+                        "lease keeper: beat %.1f s late (%d leases)", now - due, len(beats)
                     )
-                    return
-        except Exception:  # noqa: BLE001 - the finish's own check decides; just log
-            logger.exception("match %d: lease heartbeat failed", self.claim.match_id)
-        finally:
-            connection.close()
+                next_due = now + period
+                self._held = {c: (b, next_due) for c, (b, _) in self._held.items()}
+            try:
+                self._beat(beats)
+            except Exception:  # noqa: BLE001 - the finish's own check decides; just log
+                logger.exception("lease keeper: beat failed for %d matches", len(beats))
+                connection.close()  # the next beat connects afresh
+            finally:
+                if not own:
+                    connection.close()  # back to the process's other threads
+
+    def _beat(self, beats: list[LeaseHeartbeat]) -> None:
+        for i in range(0, len(beats), _BEAT_CHUNK):
+            chunk = beats[i : i + _BEAT_CHUNK]
+            held = reduce(operator.or_, (b.claim.mine() for b in chunk))
+            with transaction.atomic():
+                # SKIP LOCKED: a row locked now is being finished (or voided) by its own
+                # attempt; waiting for those transactions would make every other lease late
+                free = list(
+                    Match.objects.filter(held)
+                    .select_for_update(skip_locked=True)
+                    .values_list("pk", flat=True)
+                )
+                Match.objects.filter(pk__in=free).update(lease_expires_at=timezone.now() + _lease())
+            if len(free) == len(chunk):
+                continue
+            kept = set(free)
+            others = {b.claim.match_id: b for b in chunk if b.claim.match_id not in kept}
+            for pk, attempts in Match.objects.filter(pk__in=others).values_list("pk", "attempts"):
+                b = others[pk]
+                if attempts != b.claim.attempt:  # a newer attempt took the match over
+                    b.lost = True
+                    self.remove(b)
+                    logger.error(
+                        "match %d: lease of attempt %d lost", b.claim.match_id, b.claim.attempt
+                    )
+
+
+_keeper = LeaseKeeper()
+
+
+def _own_connection() -> bool:
+    """With a database pool (``DATABASE_POOL_SIZE``), give the calling thread a connection
+    of its own, outside the pool, for good; True if it did. The keeper must not queue for
+    the pool behind a thousand claims and results: a beat late by a lease's length is a
+    match taken over from a live worker. So a worker's bound is the pool's size plus one."""
+    if "pool" not in connection.settings_dict.get("OPTIONS", {}):
+        return False
+    own = connections.create_connection(DEFAULT_DB_ALIAS)
+    options = {k: v for k, v in own.settings_dict["OPTIONS"].items() if k != "pool"}
+    own.settings_dict = {**own.settings_dict, "OPTIONS": options}
+    connections[DEFAULT_DB_ALIAS] = own  # this thread's (connections are thread-local)
+    return True
 
 
 def do_retry_no_show(claim: Claim, league: League, who: str) -> PlayOutcome:

@@ -6,8 +6,9 @@ attempts), this one (the seats and the game), ``arena.services.results`` (the re
 The path of one attempt (``play_match``, what the ``arena.run_match`` task calls):
 
 1. ``do_claim_match``: one conditional UPDATE, ``queued -> running`` (or an expired lease
-   ``running -> running``), attempts + 1, a lease of ``ARENA_LEASE_SECONDS`` that a
-   heartbeat thread extends while the game runs. Only one worker can hold an attempt.
+   ``running -> running``), attempts + 1, a lease of ``ARENA_LEASE_SECONDS`` that the
+   process's lease keeper extends until the attempt's end is written. Only one worker can
+   hold an attempt.
 2. The game, through ``arena.runner.run_match``: house bots in-process, remote bots
    through the relay. Bot faults follow the league's fault policy; a remote bot missing
    at the start is retried under the no-show policy, then forfeits as ``no_show``.
@@ -26,7 +27,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from contextlib import nullcontext
 
+from django.conf import settings
 from django.db import connection
 
 from arena.deals import house_bot_seed
@@ -46,8 +49,10 @@ from arena.runner import (
     run_match,
 )
 from arena.runner import MatchStatus as RunStatus
+from arena.runner.slots import RunnerSlots, SlottedRelay, process_slots
 from arena.services import live
 from arena.services.claims import (
+    Claim,
     LeaseHeartbeat,
     PlayOutcome,
     do_claim_match,
@@ -86,6 +91,10 @@ def _seats(
     return seats, relay
 
 
+def _slotted(factory: RelayFactory, slots: RunnerSlots) -> RelayFactory:
+    return lambda: SlottedRelay(factory(), slots)
+
+
 def game_config(league: League, match: Match, parts: list[Participation]) -> GameConfig:
     team_a = tuple(sorted(p.seat for p in parts if p.team == 0))
     team_b = tuple(sorted(p.seat for p in parts if p.team == 1))
@@ -100,6 +109,15 @@ def play_match(
     claim = do_claim_match(match_id, worker or worker_id())
     if claim is None:
         return PlayOutcome.SKIPPED
+    # The lease is kept until the attempt's end is written, not only while the game runs:
+    # on a worker playing hundreds of matches, a result may wait its turn for the database
+    # pool, and must not look like a dead worker's meanwhile.
+    with LeaseHeartbeat(claim):
+        return _play_claimed(claim, relay_factory)
+
+
+def _play_claimed(claim: Claim, relay_factory: RelayFactory | None) -> PlayOutcome:
+    match_id = claim.match_id
     match = Match.objects.select_related("league").get(pk=match_id)
     league = match.league
     parts = list(match.participations.select_related("bot").order_by("seat"))
@@ -111,17 +129,21 @@ def play_match(
     if not connection.in_atomic_block:
         connection.close()
     try:
-        with LeaseHeartbeat(claim):
-            if RULESETS[league.ruleset].version != league.ruleset_version:
-                raise RuntimeError(
-                    f"ruleset {league.ruleset} is version {RULESETS[league.ruleset].version} "
-                    f"here, the league plays version {league.ruleset_version}"
-                )
-            config = game_config(league, match, parts)
-            policy = check_fault_policy(
-                {**league.fault_policy, **({FaultCause.NO_SHOW: "abort"} if retries_left else {})}
+        if RULESETS[league.ruleset].version != league.ruleset_version:
+            raise RuntimeError(
+                f"ruleset {league.ruleset} is version {RULESETS[league.ruleset].version} "
+                f"here, the league plays version {league.ruleset_version}"
             )
-            seats, relay = _seats(match, parts, relay_factory or runner_relay)
+        config = game_config(league, match, parts)
+        policy = check_fault_policy(
+            {**league.fault_policy, **({FaultCause.NO_SHOW: "abort"} if retries_left else {})}
+        )
+        slots = process_slots(settings.ARENA_RUNNER_SLOTS)
+        factory = relay_factory or runner_relay
+        if slots is not None:
+            factory = _slotted(factory, slots)
+        seats, relay = _seats(match, parts, factory)
+        with slots.held() if slots is not None else nullcontext():
             outcome = run_match(
                 seats,
                 config,

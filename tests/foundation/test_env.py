@@ -136,3 +136,26 @@ def test_manage_py_check_passes_in_production_shape(python, clean_env) -> None:
         timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
+
+
+def test_a_database_pool_needs_postgresql(python, clean_env) -> None:
+    proc = _setup_django(python, clean_env(DATABASE_POOL_SIZE="4"))
+    assert proc.returncode != 0
+    assert "DATABASE_POOL_SIZE needs a PostgreSQL DATABASE_URL" in proc.stderr
+
+
+def test_a_database_pool_is_bounded_as_configured(python, clean_env) -> None:
+    code = (
+        "import django; django.setup(); from django.conf import settings as s; "
+        "d = s.DATABASES['default']; print(d['CONN_MAX_AGE'], d['OPTIONS']['pool'])"
+    )
+    env = clean_env(
+        DATABASE_URL="postgres://postgres@127.0.0.1:5432/agent_avenue",
+        DATABASE_POOL_SIZE="6",
+        DATABASE_POOL_TIMEOUT="30",
+    )
+    proc = subprocess.run(
+        [python, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "0 {'min_size': 2, 'max_size': 6, 'timeout': 30}"
