@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable
+from typing import Final
 
 from referee.actions import Decision
 from referee.cards import (
@@ -32,6 +33,11 @@ Trigger = Callable[[Work, int], int]
 Landing = Callable[[Work, Task], bool]
 EndCheck = Callable[[Work], Iterable[tuple[int, EndReason]]]
 Instant = Callable[[Work, int, int], bool]
+
+# Final aliases (see engine.py): C statics in the compiled build, not dict look-ups
+_TASK: Final = Task
+_BLACK_MARKET: Final = Decision.BLACK_MARKET
+_RECALL: Final = Decision.RECALL
 
 
 # --- recruiting and moving ----------------------------------------------------------------
@@ -58,7 +64,7 @@ def after_move(w: Work, team: int) -> None:
 
 def note_landing(w: Work, team: int) -> None:
     if w.pos[team] in w.phases.landing_spaces:
-        w.push(Task(team, w.pos[team]))
+        w.push(_TASK(team, w.pos[team]))
 
 
 def move_and_land(w: Work, team: int, delta: int) -> None:
@@ -118,7 +124,7 @@ def home_bonus(w: Work, team: int) -> int:
 def black_market(w: Work, task: Task) -> bool:
     if task.space not in CORNERS or not w.market:
         return False  # an empty market gives nothing
-    w.ask(Decision.BLACK_MARKET, w.captain(task.team))
+    w.ask(_BLACK_MARKET, w.captain(task.team))
     return True
 
 
@@ -128,7 +134,7 @@ def recall(w: Work, task: Task) -> bool:
         return False
     if not any(w.in_play[task.team]):
         return False
-    w.ask(Decision.RECALL, w.captain(task.team))
+    w.ask(_RECALL, w.captain(task.team))
     return True
 
 
@@ -213,8 +219,8 @@ INSTANTS: dict[BlackMarket, Instant] = {
 # --- End-step conditions: (team, reason) for the team each one makes a candidate ----------------
 
 
-_CATCH_A = ((0, EndReason.CATCH),)
-_CATCH_B = ((1, EndReason.CATCH),)
+_CATCH_A: Final = ((0, EndReason.CATCH),)
+_CATCH_B: Final = ((1, EndReason.CATCH),)
 
 
 def catch(w: Work) -> Iterable[tuple[int, EndReason]]:

@@ -6,6 +6,7 @@ The turn is a state machine over decisions (spec 4 and 8). Each handler below an
 
 from __future__ import annotations
 
+import _random
 import random
 from collections.abc import Callable, Sequence
 from typing import Final, NamedTuple, TypeVar
@@ -53,6 +54,32 @@ NO_EFFECTS_USED: Final[tuple[frozenset[str], frozenset[str]]] = (frozenset(), fr
 STOP: Final = StopDiscarding()
 RECRUIT_CHOICES: Final = (Recruit(Side.FACE_UP), Recruit(Side.FACE_DOWN))
 
+# Final aliases of names from other modules, read on every decision: the compiled build
+# (mypyc) keeps a Final in a C static, where it looks a plain imported name up in the
+# module's dict (and an enum member then in its class) on every use.
+_STATE: Final = State
+_EVENT: Final = Event
+_OUTCOME: Final = Outcome
+_RANDOM: Final = random.Random
+_RANDOM_NEW: Final = random.Random.__new__
+_SEED: Final = _random.Random.seed
+_sum: Final = sum
+_DISCARD: Final = Decision.DISCARD
+_PLAY: Final = Decision.PLAY
+_NAME_FACE_UP: Final = Decision.NAME_FACE_UP
+_PLAY_FACE_UP: Final = Decision.PLAY_FACE_UP
+_PLAY_FACE_DOWN: Final = Decision.PLAY_FACE_DOWN
+_RECRUIT: Final = Decision.RECRUIT
+_MIND_CONTROL: Final = Decision.MIND_CONTROL
+_DOUBLE_TROUBLE: Final = Decision.DOUBLE_TROUBLE
+_FACE_UP: Final = Side.FACE_UP
+_DISCARD_ACTION: Final = Discard
+_PLAY_ACTION: Final = Play
+_NAME_FACE_UP_ACTION: Final = NameFaceUp
+_PLAY_FACE_UP_ACTION: Final = PlayFaceUp
+_PLAY_FACE_DOWN_ACTION: Final = PlayFaceDown
+_RECRUIT_ACTION: Final = Recruit
+
 
 def shuffled(items: Sequence[T], rng: random.Random) -> list[T]:
     """Fisher-Yates with the match's own RNG (never the global one)."""
@@ -72,7 +99,11 @@ def new_game(
     bm_deck: Sequence[BlackMarket] | None = None,
 ) -> State:
     """Deal a new game. ``deck``/``bm_deck`` fix the shuffled orders (replays, tests)."""
-    rng = random.Random(seed)
+    # random.Random(seed), seeded by the C method directly: the same generator, the same
+    # state and so the same deals, without Random.__init__ and Random.seed in Python (which
+    # for an int seed only call the C seed and reset the Gaussian cache, unused here)
+    rng = _RANDOM_NEW(_RANDOM)
+    _SEED(rng, seed)
     # Drawn before the shuffles so that a game dealt from explicit decks starts the same.
     first = config.first_team if config.first_team is not None else rng.randrange(2)
     if deck is None:
@@ -93,7 +124,7 @@ def new_game(
     hands = tuple(counts_of(order[HAND_SIZE * s : HAND_SIZE * (s + 1)]) for s in range(seats))
     # positional: new_game runs once per game and keywords cost a fifth of its time
     state = _new(
-        State,
+        _STATE,
         (
             config,
             order[HAND_SIZE * seats :],  # deck
@@ -132,7 +163,9 @@ def new_game(
 # --- legal actions ---------------------------------------------------------------------------
 
 #: the last state asked about: a bot asks, then apply() checks the same state again
-_last: tuple[object, tuple[Action, ...]] = (None, ())
+#: one cell holding a (state, legal) pair, replaced whole, so a thread never reads one
+#: state's pair with another's actions; a Final list is a C static in the compiled build
+_LAST: Final[list[tuple[object, tuple[Action, ...]]]] = [(None, ())]
 _DISCARDS: Final[dict[Counts, tuple[Action, ...]]] = {}
 _PLAYS: Final[dict[Counts, tuple[Action, ...]]] = {}
 
@@ -158,13 +191,12 @@ def _play_actions(hand: Counts) -> tuple[Action, ...]:
 
 def legal_actions(state: State) -> tuple[Action, ...]:
     """The actions open to ``state.actor``, in a stable order; empty once the game is over."""
-    global _last
-    last = _last
+    last = _LAST[0]
     if last[0] is state:
         return last[1]
     decision = state.decision
     legal = () if decision is None else _LEGAL[decision](state)
-    _last = (state, legal)
+    _LAST[0] = (state, legal)
     return legal
 
 
@@ -298,24 +330,24 @@ def _begin_turn(w: Work) -> None:
     if len(members) == 1:
         _ask_play(w, members[0], may_discard=True)
     else:
-        w.ask(Decision.NAME_FACE_UP, w.captain(w.active))
+        w.ask(_NAME_FACE_UP, w.captain(w.active))
 
 
 def _ask_play(w: Work, seat: int, may_discard: bool) -> None:
     team = w.active
-    if may_discard and w.deck and sum(w.discards[seat]) < w.config.discard_limits[seat]:
-        w.ask(Decision.DISCARD, seat)
+    if may_discard and w.deck and _sum(w.discards[seat]) < w.config.discard_limits[seat]:
+        w.ask(_DISCARD, seat)
     elif len(w.config.teams[team]) == 1:
-        w.ask(Decision.PLAY, seat)
+        w.ask(_PLAY, seat)
     elif w.offer_up is None:
-        w.ask(Decision.PLAY_FACE_UP, seat)
+        w.ask(_PLAY_FACE_UP, seat)
     else:
-        w.ask(Decision.PLAY_FACE_DOWN, seat)
+        w.ask(_PLAY_FACE_DOWN, seat)
 
 
 def _on_discard(w: Work, action: Action) -> None:
     seat = w.actor
-    if isinstance(action, Discard):
+    if isinstance(action, _DISCARD_ACTION):
         discards = list(w.discards)
         discards[seat] = add(discards[seat], action.card)
         w.discards = tuple(discards)
@@ -327,25 +359,25 @@ def _on_discard(w: Work, action: Action) -> None:
 
 
 def _on_play(w: Work, action: Action) -> None:
-    assert isinstance(action, Play)
+    assert isinstance(action, _PLAY_ACTION)
     seat = w.actor
     w.face_up_seat = seat
     w.offer_up, w.offer_down = action.up, action.down
     w.note(EventKind.PLAYED_FACE_UP, -1, seat, action.up)
     w.note(EventKind.PLAYED_FACE_DOWN, -1, seat, None)
     w.play_out(seat, (action.up, action.down))
-    w.ask(Decision.RECRUIT, w.captain(1 - w.active))
+    w.ask(_RECRUIT, w.captain(1 - w.active))
 
 
 def _on_name_face_up(w: Work, action: Action) -> None:
-    assert isinstance(action, NameFaceUp)
+    assert isinstance(action, _NAME_FACE_UP_ACTION)
     w.face_up_seat = action.seat
-    w.emit(Event(EventKind.NAMED_FACE_UP, team=w.active, seat=action.seat))
+    w.note(EventKind.NAMED_FACE_UP, w.active, action.seat, None)
     _ask_play(w, action.seat, may_discard=True)
 
 
 def _on_play_face_up(w: Work, action: Action) -> None:
-    assert isinstance(action, PlayFaceUp)
+    assert isinstance(action, _PLAY_FACE_UP_ACTION)
     seat = w.actor
     w.offer_up = action.card
     w.note(EventKind.PLAYED_FACE_UP, -1, seat, action.card)
@@ -355,20 +387,22 @@ def _on_play_face_up(w: Work, action: Action) -> None:
 
 
 def _on_play_face_down(w: Work, action: Action) -> None:
-    assert isinstance(action, PlayFaceDown)
+    assert isinstance(action, _PLAY_FACE_DOWN_ACTION)
     seat = w.actor
     w.offer_down = action.card
     w.note(EventKind.PLAYED_FACE_DOWN, -1, seat, None)
     w.play_out(seat, (action.card,))
-    w.ask(Decision.RECRUIT, w.captain(1 - w.active))
+    w.ask(_RECRUIT, w.captain(1 - w.active))
 
 
 def _on_recruit(w: Work, action: Action) -> None:
-    assert isinstance(action, Recruit) and w.offer_up is not None and w.offer_down is not None
+    assert isinstance(action, _RECRUIT_ACTION)
+    assert w.offer_up is not None and w.offer_down is not None
     active, other = w.active, 1 - w.active
     up, down = w.offer_up, w.offer_down
-    chosen, left = (up, down) if action.side is Side.FACE_UP else (down, up)
-    w.log = (_new(Event, (EventKind.CHOSE, other, -1, down, None, 0, -1, action.side, None)), w.log)
+    side = action.side
+    chosen, left = (up, down) if side is _FACE_UP else (down, up)
+    w.log = (_new(_EVENT, (EventKind.CHOSE, other, -1, down, None, 0, -1, side, None)), w.log)
     w.offer_up = w.offer_down = None
     delta_other = effects.recruit(w, other, chosen)
     delta_active = effects.recruit(w, active, left)
@@ -413,13 +447,13 @@ def _on_black_market(w: Work, action: Action) -> None:
 def _on_choose_agent(w: Work, action: Action) -> None:
     assert isinstance(action, ChooseAgent)
     seat, team, card = w.actor, w.team_of(w.actor), action.card
-    if w.decision is Decision.MIND_CONTROL:
+    if w.decision is _MIND_CONTROL:
         w.change_play(1 - team, card, -1)
         w.change_hand(seat, card, 1)
-        w.emit(Event(EventKind.STOLEN, team=team, seat=seat, agent=card))
+        w.note(EventKind.STOLEN, team, seat, card)
     else:
-        if w.decision is Decision.DOUBLE_TROUBLE:
-            w.emit(Event(EventKind.SHOWN_PAIR, team=team, seat=seat, agent=card))
+        if w.decision is _DOUBLE_TROUBLE:
+            w.note(EventKind.SHOWN_PAIR, team, seat, card)
         w.change_hand(seat, card, -1)
         effects.move_and_land(w, team, effects.recruit(w, team, card))
     w.refill(seat)
@@ -430,7 +464,7 @@ def _on_retrieve(w: Work, action: Action) -> None:
     assert isinstance(action, Retrieve)
     seat, team, card = w.actor, w.team_of(w.actor), action.card
     w.change_play(team, card, -1)
-    w.emit(Event(EventKind.RETRIEVED, team=team, seat=seat, agent=card))
+    w.note(EventKind.RETRIEVED, team, seat, card)
     if action.recruit:
         effects.move_and_land(w, team, effects.recruit(w, team, card))
     else:
@@ -474,10 +508,10 @@ def _end_step(w: Work) -> None:
     if candidates:
         tie = len(candidates) == 2
         winner = w.active if tie else next(iter(candidates))
-        w.finish(Outcome(winner, candidates[winner], tiebreak=tie))
+        w.finish(_OUTCOME(winner, candidates[winner], tie))
     elif not w.deck and _next_team_out_of_cards(w):
         closer = 0 if w.gap < START_GAP else 1 if w.gap > START_GAP else w.active
-        w.finish(Outcome(closer, EndReason.OUT_OF_CARDS, tiebreak=w.gap == START_GAP))
+        w.finish(_OUTCOME(closer, EndReason.OUT_OF_CARDS, w.gap == START_GAP))
     else:
         w.turns_done = (
             (w.turns_done[0] + 1, w.turns_done[1])
@@ -492,5 +526,5 @@ def _next_team_out_of_cards(w: Work) -> bool:
     """A solo player next needs 2 cards; each player of a team of two needs 1 (spec 4, 8)."""
     members = w.config.teams[1 - w.active]
     if len(members) == 1:
-        return sum(w.hands[members[0]]) < 2
-    return any(sum(w.hands[m]) == 0 for m in members)
+        return _sum(w.hands[members[0]]) < 2
+    return any(_sum(w.hands[m]) == 0 for m in members)
