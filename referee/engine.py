@@ -50,7 +50,8 @@ from referee.work import Work
 
 T = TypeVar("T")
 _new: Final = tuple.__new__
-NO_EFFECTS_USED: Final[tuple[frozenset[str], frozenset[str]]] = (frozenset(), frozenset())
+#: typed as a tuple of any length: see the per-team pairs in work.py
+NO_EFFECTS_USED: Final[tuple[frozenset[str], ...]] = (frozenset(), frozenset())
 STOP: Final = StopDiscarding()
 RECRUIT_CHOICES: Final = (Recruit(Side.FACE_UP), Recruit(Side.FACE_DOWN))
 
@@ -360,12 +361,12 @@ def _on_discard(w: Work, action: Action) -> None:
 
 def _on_play(w: Work, action: Action) -> None:
     assert isinstance(action, _PLAY_ACTION)
-    seat = w.actor
+    seat, up, down = w.actor, action.up, action.down
     w.face_up_seat = seat
-    w.offer_up, w.offer_down = action.up, action.down
-    w.note(EventKind.PLAYED_FACE_UP, -1, seat, action.up)
+    w.offer_up, w.offer_down = up, down
+    w.note(EventKind.PLAYED_FACE_UP, -1, seat, up)
     w.note(EventKind.PLAYED_FACE_DOWN, -1, seat, None)
-    w.play_out(seat, (action.up, action.down))
+    w.play_out(seat, (up, down))
     w.ask(_RECRUIT, w.captain(1 - w.active))
 
 
@@ -501,9 +502,11 @@ def _run(w: Work) -> None:
 
 
 def _end_step(w: Work) -> None:
-    candidates: dict[int, EndReason] = {}
+    candidates: dict[int, EndReason] | None = None  # most End steps end nothing
     for check in w.phases.end_checks:
         for team, reason in check(w):
+            if candidates is None:
+                candidates = {}
             candidates.setdefault(team, reason)
     if candidates:
         tie = len(candidates) == 2

@@ -40,16 +40,19 @@ _INTERNED_MAX: Final = 4096
 class Work:
     __slots__ = State._fields
 
+    # The per-team pairs are typed as tuples of any length here though they hold two: the
+    # compiled build keeps a fixed-length tuple attribute unboxed in the object and would
+    # build a new tuple for each of them in every freeze(); these are shared with the state.
     config: GameConfig
     deck: tuple[Agent, ...]
     hands: tuple[Counts, ...]
     discards: tuple[Counts, ...]
-    in_play: tuple[Counts, Counts]
-    pos: tuple[int, int]
+    in_play: tuple[Counts, ...]
+    pos: tuple[int, ...]
     gap: int
     active: int
     turn: int
-    turns_done: tuple[int, int]
+    turns_done: tuple[int, ...]
     decision: Decision | None
     actor: int
     face_up_seat: int
@@ -57,10 +60,10 @@ class Work:
     offer_down: Agent | None
     market: tuple[BlackMarket, ...]
     bm_deck: tuple[BlackMarket, ...]
-    ongoing: tuple[frozenset[BlackMarket], frozenset[BlackMarket]]
+    ongoing: tuple[frozenset[BlackMarket], ...]
     bm_discard: tuple[BlackMarket, ...]
     tasks: tuple[Task, ...]
-    effects_used: tuple[frozenset[str], frozenset[str]]
+    effects_used: tuple[frozenset[str], ...]
     log: Log
     outcome: Outcome | None
     deck_order: tuple[Agent, ...]
