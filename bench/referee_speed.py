@@ -8,10 +8,13 @@ frozen-state API, for three engines measured in the same run:
 
 Each engine runs in its own process pinned to the same core; the engines take turns,
 round after round, so that the machine's load falls on all of them alike. Statistic: the
-median over rounds of each engine's games/s; ratios are of those medians. Prints figures;
-asserts nothing.
+median over rounds of each engine's games/s; ratios are of those medians. Two tables: games
+per second of wall-clock time (what a caller waits), and games per second of the process's
+own CPU time (the engine's speed on one core, without the time other processes on a busy
+machine take from that core). Prints figures; asserts nothing.
 
     .venv/bin/python bench/referee_speed.py [--seconds 2] [--rounds 5] [--baseline 4bb15a6]
+        [--also NAME=PYTHON ...]
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import cast
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPILED_PY = ROOT / ".venv" / "compiled" / "bin" / "python"
@@ -51,6 +55,7 @@ def child(seconds: float) -> None:
         rng = random.Random(1)
         games = decisions = seed = 0
         start = time.perf_counter()
+        cpu_start = time.process_time()
         deadline = start + seconds
         while time.perf_counter() < deadline:
             for _ in range(50):
@@ -62,7 +67,8 @@ def child(seconds: float) -> None:
                     decisions += 1
                 games += 1
         elapsed = time.perf_counter() - start
-        out[label] = (games / elapsed, decisions / elapsed)
+        cpu = time.process_time() - cpu_start
+        out[label] = (games / elapsed, decisions / elapsed, games / cpu)
     print(json.dumps(out))
 
 
@@ -90,6 +96,14 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=2.0, help="per case per round")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--baseline", default="4bb15a6", help="git commit of the baseline")
+    parser.add_argument(
+        "--also",
+        action="append",
+        default=[],
+        metavar="NAME=PYTHON",
+        help="another engine to time: an interpreter with its own installed referee "
+        "(e.g. a copy of .venv/compiled built from another commit)",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
@@ -108,19 +122,26 @@ def main() -> None:
             f"baseline {args.baseline}": (sys.executable, tmp),
             "pure": (sys.executable, None),
         }
+        for extra in args.also:
+            name, _, python = extra.partition("=")
+            engines[name] = (python, None)
         if COMPILED_PY.exists():
             engines["compiled"] = (str(COMPILED_PY), None)
         else:
             print("(no .venv/compiled: run make install to time the compiled engine)")
         rates: dict[str, dict[str, list[float]]] = {e: {c[0]: [] for c in CASES} for e in engines}
+        cpu_rates: dict[str, dict[str, list[float]]] = {
+            e: {c[0]: [] for c in CASES} for e in engines
+        }
         where: dict[str, str] = {}
         for _ in range(args.rounds):
             for name, (python, path) in engines.items():
                 out = run_child(python, path, args.seconds)
                 where[name] = str(out["engine"])
                 for label, *_ in CASES:
-                    games, _decisions = out[label]  # type: ignore[misc]
+                    games, _decisions, games_cpu = cast("list[float]", out[label])
                     rates[name][label].append(games)
+                    cpu_rates[name][label].append(games_cpu)
     print(
         f"referee speed, one core, {platform.python_implementation()} "
         f"{platform.python_version()}; {args.rounds} rounds of {args.seconds:g} s per case "
@@ -130,6 +151,16 @@ def main() -> None:
         print(f"  {name}: {where[name]}")
     print("statistic: median games/s over the rounds; ratios of medians, same run")
     names = list(engines)
+    for title, table in (("wall-clock", rates), ("CPU time of the process", cpu_rates)):
+        print(f"games per second of {title}:")
+        print_table(names, table)
+        best = statistics.median(table[names[-1]][CASES[0][0]])
+        print(
+            f"target: 20,000 simple 2-seat games/s; best engine ({names[-1]}), {title}: {best:,.0f}"
+        )
+
+
+def print_table(names: list[str], rates: dict[str, dict[str, list[float]]]) -> None:
     head = "".join(f"{n:>18}" for n in names)
     ratios = "".join(f"{n + ' / base':>18}" for n in names[1:])
     print(f"{'configuration':<27}{head}{ratios}")
@@ -138,8 +169,6 @@ def main() -> None:
         cells = "".join(f"{m:>18,.0f}" for m in med)
         rel = "".join(f"{m / med[0]:>17.2f}x" for m in med[1:])
         print(f"{label:<27}{cells}{rel}")
-    best = statistics.median(rates[names[-1]][CASES[0][0]])
-    print(f"target: 20,000 simple 2-seat games/s; best engine ({names[-1]}): {best:,.0f}")
 
 
 if __name__ == "__main__":

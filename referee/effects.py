@@ -8,7 +8,7 @@ engine itself never asks which mode or ruleset it is playing.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Final
 
 from referee.actions import Decision
@@ -31,7 +31,9 @@ from referee.work import Work
 Modifier = Callable[[Work, int, Agent, int], int]
 Trigger = Callable[[Work, int], int]
 Landing = Callable[[Work, Task], bool]
-EndCheck = Callable[[Work], Iterable[tuple[int, EndReason]]]
+#: end checks return tuples, not any iterable: the compiled build walks a tuple by index
+Ends = tuple[tuple[int, EndReason], ...]
+EndCheck = Callable[[Work], Ends]
 Instant = Callable[[Work, int, int], bool]
 
 # Final aliases (see engine.py): C statics in the compiled build, not dict look-ups
@@ -223,7 +225,7 @@ _CATCH_A: Final = ((0, EndReason.CATCH),)
 _CATCH_B: Final = ((1, EndReason.CATCH),)
 
 
-def catch(w: Work) -> Iterable[tuple[int, EndReason]]:
+def catch(w: Work) -> Ends:
     if w.gap <= 0:
         return _CATCH_A
     if w.gap >= 14:
@@ -231,7 +233,7 @@ def catch(w: Work) -> Iterable[tuple[int, EndReason]]:
     return ()
 
 
-def three_codebreakers(w: Work) -> Iterable[tuple[int, EndReason]]:
+def three_codebreakers(w: Work) -> Ends:
     a, b = w.in_play
     if a[Agent.CODEBREAKER] < 3 and b[Agent.CODEBREAKER] < 3:
         return ()  # the usual case, kept cheap
@@ -240,7 +242,7 @@ def three_codebreakers(w: Work) -> Iterable[tuple[int, EndReason]]:
     )
 
 
-def three_daredevils(w: Work) -> Iterable[tuple[int, EndReason]]:
+def three_daredevils(w: Work) -> Ends:
     """3 Daredevils lose, unless Leader of the Pack turns the loss into a win."""
     a, b = w.in_play
     if a[Agent.DAREDEVIL] < 3 and b[Agent.DAREDEVIL] < 3:
@@ -252,10 +254,10 @@ def three_daredevils(w: Work) -> Iterable[tuple[int, EndReason]]:
                 out.append((t, EndReason.LEADER_OF_THE_PACK))
             else:
                 out.append((1 - t, EndReason.DAREDEVILS))
-    return out
+    return tuple(out)
 
 
-def masterplan(w: Work) -> Iterable[tuple[int, EndReason]]:
+def masterplan(w: Work) -> Ends:
     return tuple(
         (t, EndReason.MASTERPLAN)
         for t in (0, 1)
@@ -264,7 +266,7 @@ def masterplan(w: Work) -> Iterable[tuple[int, EndReason]]:
     )
 
 
-def security_system(w: Work) -> Iterable[tuple[int, EndReason]]:
+def security_system(w: Work) -> Ends:
     return tuple(
         (t, EndReason.SECURITY_SYSTEM)
         for t in (0, 1)
@@ -272,7 +274,7 @@ def security_system(w: Work) -> Iterable[tuple[int, EndReason]]:
     )
 
 
-def home_space(w: Work) -> Iterable[tuple[int, EndReason]]:
+def home_space(w: Work) -> Ends:
     """summary-board: the opponent's meeple on your home at End is a win."""
     return tuple((t, EndReason.HOME_SPACE) for t in (0, 1) if w.pos[1 - t] == HOMES[t])
 

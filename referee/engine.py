@@ -196,7 +196,16 @@ def legal_actions(state: State) -> tuple[Action, ...]:
     if last[0] is state:
         return last[1]
     decision = state.decision
-    legal = () if decision is None else _LEGAL[decision](state)
+    # The decisions of every simple turn first, by name: the compiled build calls a
+    # function it finds in a dict through the Python calling convention, these directly.
+    if decision is _DISCARD:
+        legal = _discard_actions(state.hands[state.actor])
+    elif decision is _PLAY:
+        legal = _play_actions(state.hands[state.actor])
+    elif decision is _RECRUIT:
+        legal = RECRUIT_CHOICES
+    else:
+        legal = () if decision is None else _LEGAL[decision](state)
     _LAST[0] = (state, legal)
     return legal
 
@@ -272,9 +281,17 @@ def apply(state: State, action: Action) -> State:
 
 
 def _apply(state: State, action: Action) -> State:
-    assert state.decision is not None
+    decision = state.decision
+    assert decision is not None
     w = Work(state)
-    _HANDLERS[state.decision](w, action)
+    if decision is _DISCARD:  # the simple turn's decisions called directly (legal_actions)
+        _on_discard(w, action)
+    elif decision is _PLAY:
+        _on_play(w, action)
+    elif decision is _RECRUIT:
+        _on_recruit(w, action)
+    else:
+        _HANDLERS[decision](w, action)
     return w.freeze()
 
 
@@ -403,7 +420,7 @@ def _on_recruit(w: Work, action: Action) -> None:
     up, down = w.offer_up, w.offer_down
     side = action.side
     chosen, left = (up, down) if side is _FACE_UP else (down, up)
-    w.log = (_new(_EVENT, (EventKind.CHOSE, other, -1, down, None, 0, -1, side, None)), w.log)
+    w.note_choice(other, down, side)
     w.offer_up = w.offer_down = None
     delta_other = effects.recruit(w, other, chosen)
     delta_active = effects.recruit(w, active, left)

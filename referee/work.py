@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from referee.actions import Decision
+from referee.actions import Decision, Side
 from referee.cards import (
     BOARD_SIZE,
     HAND_SIZE,
@@ -34,6 +34,7 @@ _sum: Final = sum
 #: costs four tuple allocations where a look-up costs one. Bounded, so memory is too.
 _NOTES: Final[dict[tuple[EventKind, int, int, Agent | None], Event]] = {}
 _AMOUNTS: Final[dict[tuple[EventKind, int, int, Agent | None, int, int], Event]] = {}
+_CHOICES: Final[dict[tuple[int, Agent, Side], Event]] = {}
 _INTERNED_MAX: Final = 4096
 
 
@@ -178,6 +179,15 @@ class Work:
             event = _new(_EVENT, (kind, team, seat, agent, None, amount, space, None, None))
             if len(_AMOUNTS) < _INTERNED_MAX:
                 _AMOUNTS[key] = event
+        self.log = (event, self.log)
+
+    def note_choice(self, team: int, revealed: Agent, side: Side) -> None:
+        """The recruit choice: which side ``team`` took, and the face-down card revealed."""
+        key = (team, revealed, side)
+        event = _CHOICES.get(key)
+        if event is None:
+            event = _new(_EVENT, (EventKind.CHOSE, team, -1, revealed, None, 0, -1, side, None))
+            _CHOICES[key] = event  # at most 2 teams x 8 agents x 2 sides
         self.log = (event, self.log)
 
     def ask(self, decision: Decision, seat: int) -> None:
