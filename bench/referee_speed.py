@@ -161,13 +161,14 @@ def main() -> None:
 
 
 def print_table(names: list[str], rates: dict[str, dict[str, list[float]]]) -> None:
-    head = "".join(f"{n:>18}" for n in names)
-    ratios = "".join(f"{n + ' / base':>18}" for n in names[1:])
+    width = [max(12, len(n) + 2) for n in names]
+    head = "".join(f"{n:>{w}}" for n, w in zip(names, width, strict=True))
+    ratios = "".join(f"{n + ' / base':>{w + 7}}" for n, w in zip(names[1:], width[1:], strict=True))
     print(f"{'configuration':<27}{head}{ratios}")
     for label, *_ in CASES:
         med = [statistics.median(rates[n][label]) for n in names]
-        cells = "".join(f"{m:>18,.0f}" for m in med)
-        rel = "".join(f"{m / med[0]:>17.2f}x" for m in med[1:])
+        cells = "".join(f"{m:>{w},.0f}" for m, w in zip(med, width, strict=True))
+        rel = "".join(f"{m / med[0]:>{w + 6}.2f}x" for m, w in zip(med[1:], width[1:], strict=True))
         print(f"{label:<27}{cells}{rel}")
 
 
