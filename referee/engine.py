@@ -1,7 +1,8 @@
 """The game API: ``new_game``, ``legal_actions``, ``apply``, ``result`` and ``forfeit``.
 
 The turn is a state machine over decisions (spec 4 and 8). Each handler below answers one
-``Decision`` and runs the turn forward until the next decision or the end of the game.
+``Decision`` and runs the turn forward until the next decision or the end of the game;
+``legal_actions`` (legal.py) says which answers a decision takes.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from referee.actions import (
     Recruit,
     Retrieve,
     Side,
-    StopDiscarding,
     TakeBlackMarket,
 )
 from referee.cards import (
@@ -40,11 +40,11 @@ from referee.cards import (
     START_GAP,
     Agent,
     BlackMarket,
-    Counts,
     add,
     counts_of,
 )
 from referee.config import ConfigError, GameConfig, Mode
+from referee.legal import legal_actions as legal_actions  # re-exported: callers import it here
 from referee.state import EndReason, Event, EventKind, Outcome, State
 from referee.work import Work
 
@@ -52,8 +52,6 @@ T = TypeVar("T")
 _new: Final = tuple.__new__
 #: typed as a tuple of any length: see the per-team pairs in work.py
 NO_EFFECTS_USED: Final[tuple[frozenset[str], ...]] = (frozenset(), frozenset())
-STOP: Final = StopDiscarding()
-RECRUIT_CHOICES: Final = (Recruit(Side.FACE_UP), Recruit(Side.FACE_DOWN))
 
 # Final aliases of names from other modules, read on every decision: the compiled build
 # (mypyc) keeps a Final in a C static, where it looks a plain imported name up in the
@@ -159,102 +157,6 @@ def new_game(
     w = Work(state)
     _begin_turn(w)
     return w.freeze()
-
-
-# --- legal actions ---------------------------------------------------------------------------
-
-#: the last state asked about: a bot asks, then apply() checks the same state again
-#: one cell holding a (state, legal) pair, replaced whole, so a thread never reads one
-#: state's pair with another's actions; a Final list is a C static in the compiled build
-_LAST: Final[list[tuple[object, tuple[Action, ...]]]] = [(None, ())]
-_DISCARDS: Final[dict[Counts, tuple[Action, ...]]] = {}
-_PLAYS: Final[dict[Counts, tuple[Action, ...]]] = {}
-
-
-def _discard_actions(hand: Counts) -> tuple[Action, ...]:
-    acts = _DISCARDS.get(hand)
-    if acts is None:
-        acts = _DISCARDS[hand] = (*(Discard(a) for a in effects.ids_in(hand)), STOP)
-    return acts
-
-
-def _play_actions(hand: Counts) -> tuple[Action, ...]:
-    acts = _PLAYS.get(hand)
-    if acts is None:
-        ids = effects.ids_in(hand)
-        if len(ids) == 1:  # every card the same id: the identical pair is allowed
-            acts = (Play(ids[0], ids[0]),)
-        else:
-            acts = tuple(Play(u, d) for u in ids for d in ids if u != d)
-        _PLAYS[hand] = acts
-    return acts
-
-
-def legal_actions(state: State) -> tuple[Action, ...]:
-    """The actions open to ``state.actor``, in a stable order; empty once the game is over."""
-    last = _LAST[0]
-    if last[0] is state:
-        return last[1]
-    decision = state.decision
-    # The decisions of every simple turn first, by name: the compiled build calls a
-    # function it finds in a dict through the Python calling convention, these directly.
-    if decision is _DISCARD:
-        legal = _discard_actions(state.hands[state.actor])
-    elif decision is _PLAY:
-        legal = _play_actions(state.hands[state.actor])
-    elif decision is _RECRUIT:
-        legal = RECRUIT_CHOICES
-    else:
-        legal = () if decision is None else _LEGAL[decision](state)
-    _LAST[0] = (state, legal)
-    return legal
-
-
-def _team_play(state: State) -> Counts:
-    return state.in_play[state.config.team_of(state.actor)]
-
-
-def _face_down_actions(state: State) -> tuple[Action, ...]:
-    ids = effects.ids_in(state.hands[state.actor])
-    other = tuple(PlayFaceDown(a) for a in ids if a is not state.offer_up)
-    return other or (PlayFaceDown(ids[0]),)
-
-
-def _market_actions(state: State) -> tuple[Action, ...]:
-    team = state.config.team_of(state.actor)
-    members = state.config.teams[team]
-    out: list[Action] = []
-    for card in sorted(state.market):
-        takers = members if card in INSTANT else (state.actor,)
-        out.extend(TakeBlackMarket(card, seat) for seat in takers)
-    return tuple(out)
-
-
-def _retrieve_actions(state: State) -> tuple[Action, ...]:
-    ids = effects.ids_in(_team_play(state))
-    return tuple(Retrieve(a, r) for a in ids for r in (False, True))
-
-
-_LEGAL: Final[dict[Decision, Callable[[State], tuple[Action, ...]]]] = {
-    Decision.DISCARD: lambda s: _discard_actions(s.hands[s.actor]),
-    Decision.PLAY: lambda s: _play_actions(s.hands[s.actor]),
-    Decision.NAME_FACE_UP: lambda s: tuple(NameFaceUp(m) for m in s.config.teams[s.active]),
-    Decision.PLAY_FACE_UP: lambda s: tuple(PlayFaceUp(a) for a in effects.ids_in(s.hands[s.actor])),
-    Decision.PLAY_FACE_DOWN: _face_down_actions,
-    Decision.RECRUIT: lambda s: RECRUIT_CHOICES,
-    Decision.BLACK_MARKET: _market_actions,
-    Decision.SECRET_RECRUIT: lambda s: tuple(
-        ChooseAgent(a) for a in effects.secret_recruit_options(s.hands[s.actor], _team_play(s))
-    ),
-    Decision.DOUBLE_TROUBLE: lambda s: tuple(
-        ChooseAgent(a) for a in effects.ids_in(s.hands[s.actor], 2)
-    ),
-    Decision.SPYCATION: _retrieve_actions,
-    Decision.RECALL: _retrieve_actions,
-    Decision.MIND_CONTROL: lambda s: tuple(
-        ChooseAgent(a) for a in effects.ids_in(s.in_play[1 - s.config.team_of(s.actor)])
-    ),
-}
 
 
 # --- apply -------------------------------------------------------------------------------------
