@@ -100,9 +100,14 @@ def new_game(
     """Deal a new game. ``deck``/``bm_deck`` fix the shuffled orders (replays, tests)."""
     # random.Random(seed), seeded by the C method directly: the same generator, the same
     # state and so the same deals, without Random.__init__ and Random.seed in Python (which
-    # for an int seed only call the C seed and reset the Gaussian cache, unused here)
-    rng = _RANDOM_NEW(_RANDOM)
-    _SEED(rng, seed)
+    # for an int seed only call the C seed and reset the Gaussian cache, unused here).
+    # Any other seed goes through random.Random, which hashes a str with SHA-512 where the
+    # C method would take its per-process hash.
+    if type(seed) is int:
+        rng = _RANDOM_NEW(_RANDOM)
+        _SEED(rng, seed)
+    else:
+        rng = _RANDOM(seed)
     # Drawn before the shuffles so that a game dealt from explicit decks starts the same.
     first = config.first_team if config.first_team is not None else rng.randrange(2)
     if deck is None:
