@@ -8,7 +8,8 @@ engine itself never asks which mode or ruleset it is playing.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
+from typing import Final
 
 from referee.actions import Decision
 from referee.cards import (
@@ -30,8 +31,15 @@ from referee.work import Work
 Modifier = Callable[[Work, int, Agent, int], int]
 Trigger = Callable[[Work, int], int]
 Landing = Callable[[Work, Task], bool]
-EndCheck = Callable[[Work], Iterable[tuple[int, EndReason]]]
+#: end checks return tuples, not any iterable: the compiled build walks a tuple by index
+Ends = tuple[tuple[int, EndReason], ...]
+EndCheck = Callable[[Work], Ends]
 Instant = Callable[[Work, int, int], bool]
+
+# Final aliases (see engine.py): C statics in the compiled build, not dict look-ups
+_TASK: Final = Task
+_BLACK_MARKET: Final = Decision.BLACK_MARKET
+_RECALL: Final = Decision.RECALL
 
 
 # --- recruiting and moving ----------------------------------------------------------------
@@ -58,7 +66,7 @@ def after_move(w: Work, team: int) -> None:
 
 def note_landing(w: Work, team: int) -> None:
     if w.pos[team] in w.phases.landing_spaces:
-        w.push(Task(team, w.pos[team]))
+        w.push(_TASK(team, w.pos[team]))
 
 
 def move_and_land(w: Work, team: int, delta: int) -> None:
@@ -118,7 +126,7 @@ def home_bonus(w: Work, team: int) -> int:
 def black_market(w: Work, task: Task) -> bool:
     if task.space not in CORNERS or not w.market:
         return False  # an empty market gives nothing
-    w.ask(Decision.BLACK_MARKET, w.captain(task.team))
+    w.ask(_BLACK_MARKET, w.captain(task.team))
     return True
 
 
@@ -128,7 +136,7 @@ def recall(w: Work, task: Task) -> bool:
         return False
     if not any(w.in_play[task.team]):
         return False
-    w.ask(Decision.RECALL, w.captain(task.team))
+    w.ask(_RECALL, w.captain(task.team))
     return True
 
 
@@ -213,11 +221,11 @@ INSTANTS: dict[BlackMarket, Instant] = {
 # --- End-step conditions: (team, reason) for the team each one makes a candidate ----------------
 
 
-_CATCH_A = ((0, EndReason.CATCH),)
-_CATCH_B = ((1, EndReason.CATCH),)
+_CATCH_A: Final = ((0, EndReason.CATCH),)
+_CATCH_B: Final = ((1, EndReason.CATCH),)
 
 
-def catch(w: Work) -> Iterable[tuple[int, EndReason]]:
+def catch(w: Work) -> Ends:
     if w.gap <= 0:
         return _CATCH_A
     if w.gap >= 14:
@@ -225,7 +233,7 @@ def catch(w: Work) -> Iterable[tuple[int, EndReason]]:
     return ()
 
 
-def three_codebreakers(w: Work) -> Iterable[tuple[int, EndReason]]:
+def three_codebreakers(w: Work) -> Ends:
     a, b = w.in_play
     if a[Agent.CODEBREAKER] < 3 and b[Agent.CODEBREAKER] < 3:
         return ()  # the usual case, kept cheap
@@ -234,7 +242,7 @@ def three_codebreakers(w: Work) -> Iterable[tuple[int, EndReason]]:
     )
 
 
-def three_daredevils(w: Work) -> Iterable[tuple[int, EndReason]]:
+def three_daredevils(w: Work) -> Ends:
     """3 Daredevils lose, unless Leader of the Pack turns the loss into a win."""
     a, b = w.in_play
     if a[Agent.DAREDEVIL] < 3 and b[Agent.DAREDEVIL] < 3:
@@ -246,10 +254,10 @@ def three_daredevils(w: Work) -> Iterable[tuple[int, EndReason]]:
                 out.append((t, EndReason.LEADER_OF_THE_PACK))
             else:
                 out.append((1 - t, EndReason.DAREDEVILS))
-    return out
+    return tuple(out)
 
 
-def masterplan(w: Work) -> Iterable[tuple[int, EndReason]]:
+def masterplan(w: Work) -> Ends:
     return tuple(
         (t, EndReason.MASTERPLAN)
         for t in (0, 1)
@@ -258,7 +266,7 @@ def masterplan(w: Work) -> Iterable[tuple[int, EndReason]]:
     )
 
 
-def security_system(w: Work) -> Iterable[tuple[int, EndReason]]:
+def security_system(w: Work) -> Ends:
     return tuple(
         (t, EndReason.SECURITY_SYSTEM)
         for t in (0, 1)
@@ -266,7 +274,7 @@ def security_system(w: Work) -> Iterable[tuple[int, EndReason]]:
     )
 
 
-def home_space(w: Work) -> Iterable[tuple[int, EndReason]]:
+def home_space(w: Work) -> Ends:
     """summary-board: the opponent's meeple on your home at End is a win."""
     return tuple((t, EndReason.HOME_SPACE) for t in (0, 1) if w.pos[1 - t] == HOMES[t])
 

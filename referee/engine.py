@@ -1,11 +1,13 @@
 """The game API: ``new_game``, ``legal_actions``, ``apply``, ``result`` and ``forfeit``.
 
 The turn is a state machine over decisions (spec 4 and 8). Each handler below answers one
-``Decision`` and runs the turn forward until the next decision or the end of the game.
+``Decision`` and runs the turn forward until the next decision or the end of the game;
+``legal_actions`` (legal.py) says which answers a decision takes.
 """
 
 from __future__ import annotations
 
+import _random
 import random
 from collections.abc import Callable, Sequence
 from typing import Final, NamedTuple, TypeVar
@@ -24,7 +26,6 @@ from referee.actions import (
     Recruit,
     Retrieve,
     Side,
-    StopDiscarding,
     TakeBlackMarket,
 )
 from referee.cards import (
@@ -39,19 +40,44 @@ from referee.cards import (
     START_GAP,
     Agent,
     BlackMarket,
-    Counts,
     add,
     counts_of,
 )
 from referee.config import ConfigError, GameConfig, Mode
+from referee.legal import legal_actions as legal_actions  # re-exported: callers import it here
 from referee.state import EndReason, Event, EventKind, Outcome, State
 from referee.work import Work
 
 T = TypeVar("T")
 _new: Final = tuple.__new__
-NO_EFFECTS_USED: Final[tuple[frozenset[str], frozenset[str]]] = (frozenset(), frozenset())
-STOP: Final = StopDiscarding()
-RECRUIT_CHOICES: Final = (Recruit(Side.FACE_UP), Recruit(Side.FACE_DOWN))
+#: typed as a tuple of any length: see the per-team pairs in work.py
+NO_EFFECTS_USED: Final[tuple[frozenset[str], ...]] = (frozenset(), frozenset())
+
+# Final aliases of names from other modules, read on every decision: the compiled build
+# (mypyc) keeps a Final in a C static, where it looks a plain imported name up in the
+# module's dict (and an enum member then in its class) on every use.
+_STATE: Final = State
+_EVENT: Final = Event
+_OUTCOME: Final = Outcome
+_RANDOM: Final = random.Random
+_RANDOM_NEW: Final = random.Random.__new__
+_SEED: Final = _random.Random.seed
+_sum: Final = sum
+_DISCARD: Final = Decision.DISCARD
+_PLAY: Final = Decision.PLAY
+_NAME_FACE_UP: Final = Decision.NAME_FACE_UP
+_PLAY_FACE_UP: Final = Decision.PLAY_FACE_UP
+_PLAY_FACE_DOWN: Final = Decision.PLAY_FACE_DOWN
+_RECRUIT: Final = Decision.RECRUIT
+_MIND_CONTROL: Final = Decision.MIND_CONTROL
+_DOUBLE_TROUBLE: Final = Decision.DOUBLE_TROUBLE
+_FACE_UP: Final = Side.FACE_UP
+_DISCARD_ACTION: Final = Discard
+_PLAY_ACTION: Final = Play
+_NAME_FACE_UP_ACTION: Final = NameFaceUp
+_PLAY_FACE_UP_ACTION: Final = PlayFaceUp
+_PLAY_FACE_DOWN_ACTION: Final = PlayFaceDown
+_RECRUIT_ACTION: Final = Recruit
 
 
 def shuffled(items: Sequence[T], rng: random.Random) -> list[T]:
@@ -72,7 +98,16 @@ def new_game(
     bm_deck: Sequence[BlackMarket] | None = None,
 ) -> State:
     """Deal a new game. ``deck``/``bm_deck`` fix the shuffled orders (replays, tests)."""
-    rng = random.Random(seed)
+    # random.Random(seed), seeded by the C method directly: the same generator, the same
+    # state and so the same deals, without Random.__init__ and Random.seed in Python (which
+    # for an int seed only call the C seed and reset the Gaussian cache, unused here).
+    # Any other seed goes through random.Random, which hashes a str with SHA-512 where the
+    # C method would take its per-process hash.
+    if type(seed) is int:
+        rng = _RANDOM_NEW(_RANDOM)
+        _SEED(rng, seed)
+    else:
+        rng = _RANDOM(seed)
     # Drawn before the shuffles so that a game dealt from explicit decks starts the same.
     first = config.first_team if config.first_team is not None else rng.randrange(2)
     if deck is None:
@@ -93,7 +128,7 @@ def new_game(
     hands = tuple(counts_of(order[HAND_SIZE * s : HAND_SIZE * (s + 1)]) for s in range(seats))
     # positional: new_game runs once per game and keywords cost a fifth of its time
     state = _new(
-        State,
+        _STATE,
         (
             config,
             order[HAND_SIZE * seats :],  # deck
@@ -129,92 +164,6 @@ def new_game(
     return w.freeze()
 
 
-# --- legal actions ---------------------------------------------------------------------------
-
-#: the last state asked about: a bot asks, then apply() checks the same state again
-_last: tuple[object, tuple[Action, ...]] = (None, ())
-_DISCARDS: Final[dict[Counts, tuple[Action, ...]]] = {}
-_PLAYS: Final[dict[Counts, tuple[Action, ...]]] = {}
-
-
-def _discard_actions(hand: Counts) -> tuple[Action, ...]:
-    acts = _DISCARDS.get(hand)
-    if acts is None:
-        acts = _DISCARDS[hand] = (*(Discard(a) for a in effects.ids_in(hand)), STOP)
-    return acts
-
-
-def _play_actions(hand: Counts) -> tuple[Action, ...]:
-    acts = _PLAYS.get(hand)
-    if acts is None:
-        ids = effects.ids_in(hand)
-        if len(ids) == 1:  # every card the same id: the identical pair is allowed
-            acts = (Play(ids[0], ids[0]),)
-        else:
-            acts = tuple(Play(u, d) for u in ids for d in ids if u != d)
-        _PLAYS[hand] = acts
-    return acts
-
-
-def legal_actions(state: State) -> tuple[Action, ...]:
-    """The actions open to ``state.actor``, in a stable order; empty once the game is over."""
-    global _last
-    last = _last
-    if last[0] is state:
-        return last[1]
-    decision = state.decision
-    legal = () if decision is None else _LEGAL[decision](state)
-    _last = (state, legal)
-    return legal
-
-
-def _team_play(state: State) -> Counts:
-    return state.in_play[state.config.team_of(state.actor)]
-
-
-def _face_down_actions(state: State) -> tuple[Action, ...]:
-    ids = effects.ids_in(state.hands[state.actor])
-    other = tuple(PlayFaceDown(a) for a in ids if a is not state.offer_up)
-    return other or (PlayFaceDown(ids[0]),)
-
-
-def _market_actions(state: State) -> tuple[Action, ...]:
-    team = state.config.team_of(state.actor)
-    members = state.config.teams[team]
-    out: list[Action] = []
-    for card in sorted(state.market):
-        takers = members if card in INSTANT else (state.actor,)
-        out.extend(TakeBlackMarket(card, seat) for seat in takers)
-    return tuple(out)
-
-
-def _retrieve_actions(state: State) -> tuple[Action, ...]:
-    ids = effects.ids_in(_team_play(state))
-    return tuple(Retrieve(a, r) for a in ids for r in (False, True))
-
-
-_LEGAL: Final[dict[Decision, Callable[[State], tuple[Action, ...]]]] = {
-    Decision.DISCARD: lambda s: _discard_actions(s.hands[s.actor]),
-    Decision.PLAY: lambda s: _play_actions(s.hands[s.actor]),
-    Decision.NAME_FACE_UP: lambda s: tuple(NameFaceUp(m) for m in s.config.teams[s.active]),
-    Decision.PLAY_FACE_UP: lambda s: tuple(PlayFaceUp(a) for a in effects.ids_in(s.hands[s.actor])),
-    Decision.PLAY_FACE_DOWN: _face_down_actions,
-    Decision.RECRUIT: lambda s: RECRUIT_CHOICES,
-    Decision.BLACK_MARKET: _market_actions,
-    Decision.SECRET_RECRUIT: lambda s: tuple(
-        ChooseAgent(a) for a in effects.secret_recruit_options(s.hands[s.actor], _team_play(s))
-    ),
-    Decision.DOUBLE_TROUBLE: lambda s: tuple(
-        ChooseAgent(a) for a in effects.ids_in(s.hands[s.actor], 2)
-    ),
-    Decision.SPYCATION: _retrieve_actions,
-    Decision.RECALL: _retrieve_actions,
-    Decision.MIND_CONTROL: lambda s: tuple(
-        ChooseAgent(a) for a in effects.ids_in(s.in_play[1 - s.config.team_of(s.actor)])
-    ),
-}
-
-
 # --- apply -------------------------------------------------------------------------------------
 
 
@@ -239,9 +188,17 @@ def apply(state: State, action: Action) -> State:
 
 
 def _apply(state: State, action: Action) -> State:
-    assert state.decision is not None
+    decision = state.decision
+    assert decision is not None
     w = Work(state)
-    _HANDLERS[state.decision](w, action)
+    if decision is _DISCARD:  # the simple turn's decisions called directly (legal_actions)
+        _on_discard(w, action)
+    elif decision is _PLAY:
+        _on_play(w, action)
+    elif decision is _RECRUIT:
+        _on_recruit(w, action)
+    else:
+        _HANDLERS[decision](w, action)
     return w.freeze()
 
 
@@ -298,24 +255,24 @@ def _begin_turn(w: Work) -> None:
     if len(members) == 1:
         _ask_play(w, members[0], may_discard=True)
     else:
-        w.ask(Decision.NAME_FACE_UP, w.captain(w.active))
+        w.ask(_NAME_FACE_UP, w.captain(w.active))
 
 
 def _ask_play(w: Work, seat: int, may_discard: bool) -> None:
     team = w.active
-    if may_discard and w.deck and sum(w.discards[seat]) < w.config.discard_limits[seat]:
-        w.ask(Decision.DISCARD, seat)
+    if may_discard and w.deck and _sum(w.discards[seat]) < w.config.discard_limits[seat]:
+        w.ask(_DISCARD, seat)
     elif len(w.config.teams[team]) == 1:
-        w.ask(Decision.PLAY, seat)
+        w.ask(_PLAY, seat)
     elif w.offer_up is None:
-        w.ask(Decision.PLAY_FACE_UP, seat)
+        w.ask(_PLAY_FACE_UP, seat)
     else:
-        w.ask(Decision.PLAY_FACE_DOWN, seat)
+        w.ask(_PLAY_FACE_DOWN, seat)
 
 
 def _on_discard(w: Work, action: Action) -> None:
     seat = w.actor
-    if isinstance(action, Discard):
+    if isinstance(action, _DISCARD_ACTION):
         discards = list(w.discards)
         discards[seat] = add(discards[seat], action.card)
         w.discards = tuple(discards)
@@ -327,25 +284,25 @@ def _on_discard(w: Work, action: Action) -> None:
 
 
 def _on_play(w: Work, action: Action) -> None:
-    assert isinstance(action, Play)
-    seat = w.actor
+    assert isinstance(action, _PLAY_ACTION)
+    seat, up, down = w.actor, action.up, action.down
     w.face_up_seat = seat
-    w.offer_up, w.offer_down = action.up, action.down
-    w.note(EventKind.PLAYED_FACE_UP, -1, seat, action.up)
+    w.offer_up, w.offer_down = up, down
+    w.note(EventKind.PLAYED_FACE_UP, -1, seat, up)
     w.note(EventKind.PLAYED_FACE_DOWN, -1, seat, None)
-    w.play_out(seat, (action.up, action.down))
-    w.ask(Decision.RECRUIT, w.captain(1 - w.active))
+    w.play_out(seat, (up, down))
+    w.ask(_RECRUIT, w.captain(1 - w.active))
 
 
 def _on_name_face_up(w: Work, action: Action) -> None:
-    assert isinstance(action, NameFaceUp)
+    assert isinstance(action, _NAME_FACE_UP_ACTION)
     w.face_up_seat = action.seat
-    w.emit(Event(EventKind.NAMED_FACE_UP, team=w.active, seat=action.seat))
+    w.note(EventKind.NAMED_FACE_UP, w.active, action.seat, None)
     _ask_play(w, action.seat, may_discard=True)
 
 
 def _on_play_face_up(w: Work, action: Action) -> None:
-    assert isinstance(action, PlayFaceUp)
+    assert isinstance(action, _PLAY_FACE_UP_ACTION)
     seat = w.actor
     w.offer_up = action.card
     w.note(EventKind.PLAYED_FACE_UP, -1, seat, action.card)
@@ -355,20 +312,22 @@ def _on_play_face_up(w: Work, action: Action) -> None:
 
 
 def _on_play_face_down(w: Work, action: Action) -> None:
-    assert isinstance(action, PlayFaceDown)
+    assert isinstance(action, _PLAY_FACE_DOWN_ACTION)
     seat = w.actor
     w.offer_down = action.card
     w.note(EventKind.PLAYED_FACE_DOWN, -1, seat, None)
     w.play_out(seat, (action.card,))
-    w.ask(Decision.RECRUIT, w.captain(1 - w.active))
+    w.ask(_RECRUIT, w.captain(1 - w.active))
 
 
 def _on_recruit(w: Work, action: Action) -> None:
-    assert isinstance(action, Recruit) and w.offer_up is not None and w.offer_down is not None
+    assert isinstance(action, _RECRUIT_ACTION)
+    assert w.offer_up is not None and w.offer_down is not None
     active, other = w.active, 1 - w.active
     up, down = w.offer_up, w.offer_down
-    chosen, left = (up, down) if action.side is Side.FACE_UP else (down, up)
-    w.log = (_new(Event, (EventKind.CHOSE, other, -1, down, None, 0, -1, action.side, None)), w.log)
+    side = action.side
+    chosen, left = (up, down) if side is _FACE_UP else (down, up)
+    w.note_choice(other, down, side)
     w.offer_up = w.offer_down = None
     delta_other = effects.recruit(w, other, chosen)
     delta_active = effects.recruit(w, active, left)
@@ -413,13 +372,13 @@ def _on_black_market(w: Work, action: Action) -> None:
 def _on_choose_agent(w: Work, action: Action) -> None:
     assert isinstance(action, ChooseAgent)
     seat, team, card = w.actor, w.team_of(w.actor), action.card
-    if w.decision is Decision.MIND_CONTROL:
+    if w.decision is _MIND_CONTROL:
         w.change_play(1 - team, card, -1)
         w.change_hand(seat, card, 1)
-        w.emit(Event(EventKind.STOLEN, team=team, seat=seat, agent=card))
+        w.note(EventKind.STOLEN, team, seat, card)
     else:
-        if w.decision is Decision.DOUBLE_TROUBLE:
-            w.emit(Event(EventKind.SHOWN_PAIR, team=team, seat=seat, agent=card))
+        if w.decision is _DOUBLE_TROUBLE:
+            w.note(EventKind.SHOWN_PAIR, team, seat, card)
         w.change_hand(seat, card, -1)
         effects.move_and_land(w, team, effects.recruit(w, team, card))
     w.refill(seat)
@@ -430,7 +389,7 @@ def _on_retrieve(w: Work, action: Action) -> None:
     assert isinstance(action, Retrieve)
     seat, team, card = w.actor, w.team_of(w.actor), action.card
     w.change_play(team, card, -1)
-    w.emit(Event(EventKind.RETRIEVED, team=team, seat=seat, agent=card))
+    w.note(EventKind.RETRIEVED, team, seat, card)
     if action.recruit:
         effects.move_and_land(w, team, effects.recruit(w, team, card))
     else:
@@ -467,17 +426,19 @@ def _run(w: Work) -> None:
 
 
 def _end_step(w: Work) -> None:
-    candidates: dict[int, EndReason] = {}
+    candidates: dict[int, EndReason] | None = None  # most End steps end nothing
     for check in w.phases.end_checks:
         for team, reason in check(w):
+            if candidates is None:
+                candidates = {}
             candidates.setdefault(team, reason)
     if candidates:
         tie = len(candidates) == 2
         winner = w.active if tie else next(iter(candidates))
-        w.finish(Outcome(winner, candidates[winner], tiebreak=tie))
+        w.finish(_OUTCOME(winner, candidates[winner], tie))
     elif not w.deck and _next_team_out_of_cards(w):
         closer = 0 if w.gap < START_GAP else 1 if w.gap > START_GAP else w.active
-        w.finish(Outcome(closer, EndReason.OUT_OF_CARDS, tiebreak=w.gap == START_GAP))
+        w.finish(_OUTCOME(closer, EndReason.OUT_OF_CARDS, w.gap == START_GAP))
     else:
         w.turns_done = (
             (w.turns_done[0] + 1, w.turns_done[1])
@@ -492,5 +453,5 @@ def _next_team_out_of_cards(w: Work) -> bool:
     """A solo player next needs 2 cards; each player of a team of two needs 1 (spec 4, 8)."""
     members = w.config.teams[1 - w.active]
     if len(members) == 1:
-        return sum(w.hands[members[0]]) < 2
-    return any(sum(w.hands[m]) == 0 for m in members)
+        return _sum(w.hands[members[0]]) < 2
+    return any(_sum(w.hands[m]) == 0 for m in members)

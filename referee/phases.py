@@ -8,7 +8,7 @@ work copy or the rules: dependencies run one way, effects -> work -> state -> ph
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Generic, NamedTuple, TypeVar
 
 from referee.cards import Agent
@@ -27,4 +27,4 @@ class Phases(NamedTuple, Generic[W]):
     landings: tuple[Callable[[W, Task], bool], ...]
     landing_spaces: frozenset[int]
     #: work -> the (team, reason) end conditions met now
-    end_checks: tuple[Callable[[W], Iterable[tuple[int, EndReason]]], ...]
+    end_checks: tuple[Callable[[W], tuple[tuple[int, EndReason], ...]], ...]

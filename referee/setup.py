@@ -26,6 +26,7 @@ COMPILED = [
     "state.py",
     "work.py",
     "effects.py",
+    "legal.py",
     "engine.py",
     "observation.py",
 ]

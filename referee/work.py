@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from referee.actions import Decision
+from referee.actions import Decision, Side
 from referee.cards import (
     BOARD_SIZE,
     HAND_SIZE,
@@ -23,21 +23,37 @@ from referee.phases import Phases
 from referee.state import State
 
 _new: Final = tuple.__new__
+# Final aliases: the compiled build (mypyc) keeps these in C statics, where a plain name
+# imported from another module is looked up in the module's dict on every use.
+_STATE: Final = State
+_EVENT: Final = Event
+_sum: Final = sum
+
+#: the events ``note`` and ``note_amount`` build, interned by their fields: an event is an
+#: immutable value, a game repeats a few hundred distinct ones, and building a NamedTuple
+#: costs four tuple allocations where a look-up costs one. Bounded, so memory is too.
+_NOTES: Final[dict[tuple[EventKind, int, int, Agent | None], Event]] = {}
+_AMOUNTS: Final[dict[tuple[EventKind, int, int, Agent | None, int, int], Event]] = {}
+_CHOICES: Final[dict[tuple[int, Agent, Side], Event]] = {}
+_INTERNED_MAX: Final = 4096
 
 
 class Work:
     __slots__ = State._fields
 
+    # The per-team pairs are typed as tuples of any length here though they hold two: the
+    # compiled build keeps a fixed-length tuple attribute unboxed in the object and would
+    # build a new tuple for each of them in every freeze(); these are shared with the state.
     config: GameConfig
     deck: tuple[Agent, ...]
     hands: tuple[Counts, ...]
     discards: tuple[Counts, ...]
-    in_play: tuple[Counts, Counts]
-    pos: tuple[int, int]
+    in_play: tuple[Counts, ...]
+    pos: tuple[int, ...]
     gap: int
     active: int
     turn: int
-    turns_done: tuple[int, int]
+    turns_done: tuple[int, ...]
     decision: Decision | None
     actor: int
     face_up_seat: int
@@ -45,10 +61,10 @@ class Work:
     offer_down: Agent | None
     market: tuple[BlackMarket, ...]
     bm_deck: tuple[BlackMarket, ...]
-    ongoing: tuple[frozenset[BlackMarket], frozenset[BlackMarket]]
+    ongoing: tuple[frozenset[BlackMarket], ...]
     bm_discard: tuple[BlackMarket, ...]
     tasks: tuple[Task, ...]
-    effects_used: tuple[frozenset[str], frozenset[str]]
+    effects_used: tuple[frozenset[str], ...]
     log: Log
     outcome: Outcome | None
     deck_order: tuple[Agent, ...]
@@ -90,7 +106,7 @@ class Work:
     def freeze(self) -> State:
         # tuple.__new__ directly: NamedTuple's own __new__ is a Python-level call
         return _new(
-            State,
+            _STATE,
             (
                 self.config,
                 self.deck,
@@ -140,7 +156,13 @@ class Work:
     # several times more, and these run on every turn of every game.
 
     def note(self, kind: EventKind, team: int, seat: int, agent: Agent | None) -> None:
-        self.log = (_new(Event, (kind, team, seat, agent, None, 0, -1, None, None)), self.log)
+        key = (kind, team, seat, agent)
+        event = _NOTES.get(key)
+        if event is None:
+            event = _new(_EVENT, (kind, team, seat, agent, None, 0, -1, None, None))
+            if len(_NOTES) < _INTERNED_MAX:
+                _NOTES[key] = event
+        self.log = (event, self.log)
 
     def note_amount(
         self,
@@ -151,7 +173,21 @@ class Work:
         amount: int,
         space: int = -1,
     ) -> None:
-        event = _new(Event, (kind, team, seat, agent, None, amount, space, None, None))
+        key = (kind, team, seat, agent, amount, space)
+        event = _AMOUNTS.get(key)
+        if event is None:
+            event = _new(_EVENT, (kind, team, seat, agent, None, amount, space, None, None))
+            if len(_AMOUNTS) < _INTERNED_MAX:
+                _AMOUNTS[key] = event
+        self.log = (event, self.log)
+
+    def note_choice(self, team: int, revealed: Agent, side: Side) -> None:
+        """The recruit choice: which side ``team`` took, and the face-down card revealed."""
+        key = (team, revealed, side)
+        event = _CHOICES.get(key)
+        if event is None:
+            event = _new(_EVENT, (EventKind.CHOSE, team, -1, revealed, None, 0, -1, side, None))
+            _CHOICES[key] = event  # at most 2 teams x 8 agents x 2 sides
         self.log = (event, self.log)
 
     def ask(self, decision: Decision, seat: int) -> None:
@@ -176,7 +212,7 @@ class Work:
 
     def refill(self, seat: int) -> None:
         """Draw back up to 4 while the deck lasts; a larger hand is kept."""
-        need = HAND_SIZE - sum(self.hands[seat])
+        need = HAND_SIZE - _sum(self.hands[seat])
         if need > 0 and self.deck:
             self.exchange(seat, (), need)
 
@@ -198,7 +234,7 @@ class Work:
 
     def play_out(self, seat: int, cards: tuple[Agent, ...]) -> None:
         """Play cards from a hand, then draw back up to 4 (spec 4, Step 1.3)."""
-        self.exchange(seat, cards, HAND_SIZE - sum(self.hands[seat]) + len(cards))
+        self.exchange(seat, cards, HAND_SIZE - _sum(self.hands[seat]) + len(cards))
 
     def move(self, team: int, delta: int) -> None:
         """Move a meeple; the gap is unwrapped so passing shows at the End step (spec 2)."""
@@ -224,4 +260,5 @@ class Work:
         self.outcome = outcome
         self.decision = None
         self.actor = -1
-        self.emit(Event(EventKind.GAME_ENDED, team=outcome.winner, reason=outcome.reason))
+        fields = (EventKind.GAME_ENDED, outcome.winner, -1, None, None, 0, -1, None, outcome.reason)
+        self.emit(_new(_EVENT, fields))

@@ -4,6 +4,7 @@ catching and the End step. Simple mode, standard board."""
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -22,6 +23,8 @@ from referee import (
     legal_actions,
     new_game,
 )
+from referee.cards import BLACK_MARKET_CARDS, FULL_DECK
+from referee.engine import shuffled
 from referee.observation import observe, spectator_view
 from tests.referee.scenario import (
     CB,
@@ -85,6 +88,18 @@ def test_without_a_configured_first_team_the_seed_draws_it() -> None:
     firsts = {new_game(config, seed).active for seed in range(40)}
     assert firsts == {A, B}
     assert all(new_game(config, seed).active == new_game(config, seed).active for seed in range(10))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7, 2**40 + 3, 2**100, -5])
+def test_a_seed_deals_what_the_standard_generator_of_that_seed_deals(seed: int) -> None:
+    """new_game seeds its generator by the C method, skipping random.Random's Python
+    __init__; the deal must stay the one random.Random(seed) gives (replays, digests)."""
+    rng = random.Random(seed)
+    first = rng.randrange(2)
+    order = tuple(shuffled(FULL_DECK, rng))
+    bm_order = tuple(shuffled(BLACK_MARKET_CARDS, rng))
+    s = new_game(GameConfig.for_seats(2, "advanced"), seed)
+    assert (s.active, s.deck_order, s.bm_order) == (first, order, bm_order)
 
 
 def test_the_configuration_is_validated() -> None:
