@@ -1,8 +1,8 @@
 """The bot host's streams (arena.hosting.host) against a real gateway on port 0 and a real
 Redis relay: a hosted bot connects through the SDK client like a dial-in bot, each match
 gets a fresh sandbox with the active version, a bot whose sandbox fails is charged with
-the seat's fault (timeout: the protocol cannot name a crash from a trusted host yet) and
-the host goes on serving the next match."""
+its typed fault (the bot host's SeatFault) and the host goes on serving the next match;
+a host that goes away is the arena's fault."""
 
 from __future__ import annotations
 
@@ -82,8 +82,11 @@ def test_a_hosted_bot_plays_through_the_gateway(arena: Arena) -> None:
             seed=3,
             time_control=TimeControl(decision_ms=1_000, bank_ms=1_000),
         )
-        assert [f.cause for f in outcome.faults] == ["timeout"], outcome.to_json()
-        # the owner's record of it: the real cause and the bot's traceback
+        assert [f.cause for f in outcome.faults] == ["crash"], outcome.to_json()
+        (charged,) = outcome.faults
+        assert "exception while playing" in charged.detail
+        assert "ZeroDivisionError" not in charged.detail  # public: never the bot's stderr
+        # the owner's record of it: the cause and the bot's traceback
         (fault,) = services.recent_faults(bot)
         assert fault.cause == "crash" and "ZeroDivisionError" in fault.stderr  # type: ignore[attr-defined]
         assert fault.version.number == 2  # type: ignore[attr-defined]
