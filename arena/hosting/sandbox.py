@@ -255,7 +255,8 @@ class Sandbox:
         )
 
     def kill(self, why: str = "") -> None:
-        """Kill the whole sandbox (bwrap's pid namespace goes with it)."""
+        """Kill the whole sandbox (bwrap's pid namespace goes with it), then read what is
+        left of its stderr: the lines its owner sees are the last it wrote."""
         if not self._killed_for:
             self._killed_for = why or "killed"
         proc = self._proc
@@ -264,6 +265,13 @@ class Sandbox:
                 os.killpg(proc.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        reader = self._stderr_reader
+        if reader is not None and reader is not threading.current_thread():
+            reader.join(timeout=5)
 
     def close(self) -> None:
         proc = self._proc

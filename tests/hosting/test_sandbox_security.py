@@ -224,12 +224,12 @@ time.sleep(3600)
 #: writes a frame of bytes that are no message on every descriptor it may write: the
 #: protocol's own pipe among them (the child keeps it on a descriptor of its own)
 GARBAGE = """
+print("writing garbage", file=sys.stderr)
 for fd in range(3, 16):
     try:
         os.write(fd, b"\\x00\\x00\\x00\\x08garbage!")
     except OSError:
         pass
-print("wrote garbage", file=sys.stderr)
 """
 
 
