@@ -181,7 +181,8 @@ def test_each_hostile_bot_is_recorded_with_its_typed_fault(arena: Arena) -> None
             parts = {p.bot.name: p for p in match.participations.select_related("bot")}
             mine = parts.pop(h.name)
             (house,) = parts.values()
-            assert (mine.fault_cause, house.fault_cause) == (h.cause, ""), (h.name, mine.fault_detail)
+            faults = (mine.fault_cause, house.fault_cause)
+            assert faults == (h.cause, ""), (h.name, mine.fault_detail)
             assert h.says in mine.fault_detail, (h.name, mine.fault_detail)
             assert not mine.won and house.won
             # the owner's record: the bot's stderr, which the public detail never quotes
@@ -206,4 +207,3 @@ def test_each_hostile_bot_is_recorded_with_its_typed_fault(arena: Arena) -> None
             client.stop()
             thread.join(30)
             client.bot.close()
-
