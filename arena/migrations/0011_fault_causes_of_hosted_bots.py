@@ -4,15 +4,29 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('arena', '0010_merge_0009_alter_bot_kind_0009_merge_20261201_1145'),
+        ("arena", "0010_merge_0009_alter_bot_kind_0009_merge_20261201_1145"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='participation',
-            name='fault_cause',
-            field=models.CharField(blank=True, choices=[('timeout', 'timeout'), ('disconnect', 'disconnect'), ('illegal_action', 'illegal action'), ('malformed_action', 'malformed action'), ('no_show', 'no-show'), ('crash', 'crash'), ('message_too_large', 'message too large'), ('memory', 'memory'), ('invalid_output', 'invalid output'), ('process_limit', 'process limit')], max_length=32),
+            model_name="participation",
+            name="fault_cause",
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ("timeout", "timeout"),
+                    ("disconnect", "disconnect"),
+                    ("illegal_action", "illegal action"),
+                    ("malformed_action", "malformed action"),
+                    ("no_show", "no-show"),
+                    ("crash", "crash"),
+                    ("message_too_large", "message too large"),
+                    ("memory", "memory"),
+                    ("invalid_output", "invalid output"),
+                    ("process_limit", "process limit"),
+                ],
+                max_length=32,
+            ),
         ),
     ]
