@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
+from django.test import Client
 
 from arena.hosting import services
 from arena.hosting.host import HostClient, serve_bot
@@ -190,6 +191,9 @@ def test_each_hostile_bot_is_recorded_with_its_typed_fault(arena: Arena) -> None
             assert fault.cause == h.cause.value, h.name  # type: ignore[attr-defined]
             assert h.stderr in fault.stderr, (h.name, fault.stderr)  # type: ignore[attr-defined]
             assert "Traceback" not in mine.fault_detail and "secret" not in mine.fault_detail
+        # the public match page: the cause, never the bot's stderr
+        page = Client().get(f"/matches/{matches['crasher']}/").content.decode()
+        assert "crash" in page and "my secret strategy" not in page
         for pk in good_matches:
             match = Match.objects.get(pk=pk)
             assert match.status == MatchStatus.FINISHED, (match.status, match.error)
