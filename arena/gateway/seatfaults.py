@@ -30,8 +30,9 @@ def accepted(session: Session, report: pb.SeatFault, latency_ms: float | None) -
     if not session.answered(report.match_id, report.seq):
         return None
     detail = report.detail[:MAX_DETAIL]
-    clean = pb.SeatFault(match_id=report.match_id, seq=report.seq, cause=report.cause)
-    clean.detail = detail
+    clean = pb.SeatFault(
+        match_id=report.match_id, seq=report.seq, cause=report.cause, detail=detail
+    )
     return Inbound(
         InboundKind.SEAT_FAULT,
         session.bot.bot_id,

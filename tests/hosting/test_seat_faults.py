@@ -79,3 +79,15 @@ def test_a_hosts_report_outside_the_rules_is_refused(
     assert [(f.seat, f.cause) for f in outcome.faults] == [(0, FaultCause.TIMEOUT)]
     wait_for(lambda: f"error {code}" in raw.output(), 15, f"the {code} refusal")
     assert not arena.stats().get("seat_faults")
+
+
+def test_an_owner_cannot_get_a_hosted_bots_token(transactional_db: None) -> None:
+    """What makes a stream a hosted bot's is its token, which only a bot host is issued:
+    its owner cannot rotate one out of the arena to dial in with and report faults."""
+    from arena.services import owned_bots
+    from arena.services.bots import BotError
+
+    owner = get_user_model().objects.create_user("owner", password="pw-pw-pw-pw")
+    bot = services.do_create_hosted_bot(owner, "mine-hosted")
+    with pytest.raises(BotError):
+        owned_bots.do_rotate_token(owner, bot)
