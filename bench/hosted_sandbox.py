@@ -8,9 +8,9 @@
    per decision over whole games against ``random``;
 4. matches at once: K sandboxes each playing one game at the same time, games per second.
 
-(3) compares the sandbox's pipe path with the SDK's in-process path, not a hosted bot and
-a dial-in bot on one gateway (see docs/performance.md and bench/relay_latency.py for the
-gRPC path).
+(3) compares the sandbox's pipe path with the SDK's in-process path; a hosted bot beside a
+dial-in bot on one gateway, the bot host's idle streams and its matches at once are
+``bench/hosted_host.py``.
 
     sudo .venv/bin/python bench/hosted_sandbox.py [--starts 20] [--idle 40] [--games 20]
 """

@@ -24,7 +24,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 
 from agent_avenue.v1 import arena_pb2 as pb
-from arena.gateway import notices
+from arena.gateway import notices, seatfaults
 from arena.gateway.auth import Authenticator
 from arena.gateway.config import GatewayConfig
 from arena.gateway.limits import FailedAuthLimiter, peer_host
@@ -261,6 +261,14 @@ class Gateway:
             if session.answered(action.match_id, action.seq):
                 await self._forward(session, action, latency)
                 return
+        if isinstance(message, pb.BotMessage) and kind == "seat_fault":
+            report = message.seat_fault
+            latency = session.latency_ms(report.match_id, report.seq, session.last_heard)
+            notice = seatfaults.accepted(session, report, latency)
+            if notice is not None:
+                self.stats["seat_faults"] += 1
+                await self.relay.send_inbound(notice)
+                return
         if not session.may_send():
             self.stats["rate_limited"] += 1
             now = session.loop.time()
@@ -293,6 +301,9 @@ class Gateway:
             )
         elif kind == "hello":
             session.send(error_message("unexpected_hello", "Hello is only the first message"))
+        elif kind == "seat_fault":
+            self.stats["seat_faults_refused"] += 1
+            session.send(seatfaults.refusal(session, message.seat_fault))
 
     async def _forward(
         self, session: Session, action: pb.Action, latency_ms: float | None = None

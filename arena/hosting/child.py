@@ -9,12 +9,15 @@ the bytes): the host writes ``ArenaMessage`` frames to stdin; the child writes
 ``BotMessage`` frames to the stdout it was started with, first a ``hello`` once the bot's
 class is loaded, then an ``action`` per ``decision_request``. The bot's own ``print``s go
 to stderr (fd 1 is pointed there before the bot is imported), so they cannot corrupt the
-protocol. Any exception of the bot ends the process (exit status 3 when loading, 4 when
-playing) with its traceback on stderr: the host types that as the bot's crash.
+protocol. Any exception of the bot ends the process with its traceback on stderr and an
+exit status that says what it was (``EXIT_*`` below): the host types the fault from it
+(``arena.hosting.faults``). The bot could fake a status (it runs in this process), but only
+to mislabel its own fault: every one of them is the bot's.
 """
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import struct
@@ -23,6 +26,12 @@ import traceback
 from typing import BinaryIO
 
 HEADER = struct.Struct(">I")
+#: exit statuses: the bot did not load; raised while playing; ran out of memory (a
+#: MemoryError: its address-space limit); was refused a process or thread (its limit)
+EXIT_LOAD = 3
+EXIT_CRASH = 4
+EXIT_MEMORY = 5
+EXIT_PROCESSES = 6
 #: a frame larger than this from the host is a broken host, not a bot's problem
 MAX_FRAME = 8 << 20
 
@@ -43,6 +52,22 @@ def read_frame(stream: BinaryIO) -> bytes | None:
 def write_frame(stream: BinaryIO, data: bytes) -> None:
     stream.write(HEADER.pack(len(data)) + data)
     stream.flush()
+
+
+def exit_status(exc: BaseException, otherwise: int) -> int:
+    """The status for the bot's exception ``exc`` (or one it was raised from)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, MemoryError):
+            return EXIT_MEMORY
+        if isinstance(current, BlockingIOError) and current.errno == errno.EAGAIN:
+            return EXIT_PROCESSES  # fork() over RLIMIT_NPROC (the sandbox has no sockets)
+        if isinstance(current, RuntimeError) and "can't start new thread" in str(current):
+            return EXIT_PROCESSES
+        current = current.__cause__ or current.__context__
+    return otherwise
 
 
 def main(argv: list[str]) -> int:
@@ -67,11 +92,11 @@ def main(argv: list[str]) -> int:
         cls = getattr(module, attr, None)
         if not isinstance(cls, type) or not issubclass(cls, Bot):
             print(f"{argv[1]} is not a subclass of avenue_sdk.Bot", file=sys.stderr)
-            return 3
+            return EXIT_LOAD
         bot = cls()
-    except BaseException:  # noqa: BLE001 - anything the bot's import does is its failure
+    except BaseException as exc:  # noqa: BLE001 - anything the bot's import does is its failure
         traceback.print_exc()
-        return 3
+        return exit_status(exc, EXIT_LOAD)
     version = str(getattr(bot, "version", "") or "")[:100]
     write_frame(
         out,
@@ -97,9 +122,9 @@ def main(argv: list[str]) -> int:
             elif kind == "match_ended":
                 histories.forget(message.match_ended.match_id, message.match_ended.seat)
                 bot.on_match_ended(message.match_ended)
-        except BaseException:  # noqa: BLE001 - the bot's exception is its crash
+        except BaseException as exc:  # noqa: BLE001 - the bot's exception is its crash
             traceback.print_exc()
-            return 4
+            return exit_status(exc, EXIT_CRASH)
 
 
 if __name__ == "__main__":

@@ -3,9 +3,13 @@ gateway itself (on the trusted side, with a token it issues for the bot), throug
 own ``Client``, so a hosted bot takes the dial-in path and is rated exactly like one. Each
 match gets a fresh sandbox (``SandboxedBot``) with the version active when it starts.
 
-A fault of the sandbox (crash, timeout, memory, unreadable output) sends no answer: the
-runner then charges the seat with ``timeout`` at its deadline (the protocol has no way yet
-for a trusted host to name a crash), and the stderr's last lines go to the host's log.
+A fault of the sandbox (crash, timeout, memory, process limit, output that is not an
+answer; ``arena.hosting.faults``) is answered with a ``SeatFault`` naming the decision and
+the typed cause, which the gateway honours on hosted bots' streams only
+(``arena.gateway.seatfaults``) and the runner records as that seat's fault. A sandbox that
+failed before its first decision (it did not load, it died on ``MatchStarted``) is
+reported at that decision. The stderr's last lines are recorded for the bot's owner only
+(``Recorder``), never sent with the fault, which is public with the match.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from agent_avenue.v1 import arena_pb2 as pb
 from arena.hosting.sandbox import Limits, Sandbox, SandboxFault, discard, unpack
 from avenue_sdk.bot import Answer, Bot
 from avenue_sdk.client import Client
+from avenue_sdk.protocol.convert import FAULT_CAUSE
+from avenue_sdk.protocol.faults import FaultCause
 from avenue_sdk.session import action_for
 
 log = logging.getLogger("arena.hosting")
@@ -32,7 +38,22 @@ Recorder = Callable[[str, str, str, str], None]
 
 
 class _NoAnswer(Exception):
-    """The sandbox failed: send nothing for this decision."""
+    """The sandbox failed: report ``fault`` for this decision instead of an answer."""
+
+    def __init__(self, fault: SandboxFault) -> None:
+        super().__init__(fault.cause)
+        self.fault = fault
+
+
+def seat_fault(request: pb.DecisionRequest, fault: SandboxFault) -> pb.BotMessage:
+    """The bot host's report of ``fault`` for the decision ``request`` asked."""
+    report = pb.SeatFault(
+        match_id=request.match_id,
+        seq=request.seq,
+        cause=FAULT_CAUSE[FaultCause(fault.cause)],
+        detail=fault.detail[:300],
+    )
+    return pb.BotMessage(seat_fault=report)
 
 
 class SandboxedBot(Bot):
@@ -51,7 +72,7 @@ class SandboxedBot(Bot):
     def _box(self, match_id: str) -> Sandbox:
         with self._lock:
             if match_id in self._failed:
-                raise _NoAnswer(match_id)
+                raise _NoAnswer(self._failed[match_id])
             held = self._boxes.get(match_id)
             if held is not None:
                 return held[0]
@@ -68,7 +89,7 @@ class SandboxedBot(Bot):
             self._fail(match_id, box, exc)
             box.close()
             discard(code_dir)
-            raise _NoAnswer(match_id) from None
+            raise _NoAnswer(exc) from None
         with self._lock:
             self._boxes[match_id] = (box, code_dir)
         return box
@@ -103,7 +124,7 @@ class SandboxedBot(Bot):
         except SandboxFault as exc:
             self._fail(request.match_id, box, exc)
             box.kill("fault")
-            raise _NoAnswer(request.match_id) from None
+            raise _NoAnswer(exc) from None
 
     def decide(self, request: pb.DecisionRequest) -> Answer:  # pragma: no cover - answer()
         return self.answer(request).choice_index
@@ -133,14 +154,15 @@ class SandboxedBot(Bot):
 
 class HostClient(Client):
     """The SDK client, answering from the sandbox: its ``Action`` as it is (the child made it
-    with ``action_for``), or nothing when the sandbox failed."""
+    with ``action_for``), or a ``SeatFault`` when the sandbox failed."""
 
     bot: SandboxedBot
 
     def _answer(self, request: pb.DecisionRequest, outgoing: queue.SimpleQueue) -> None:  # type: ignore[type-arg]
         try:
             action = self.bot.answer(request)
-        except _NoAnswer:
+        except _NoAnswer as failed:
+            outgoing.put(seat_fault(request, failed.fault))
             return
         except Exception:  # noqa: BLE001 - the host's own failure: answer nothing, log it
             log.exception("hosted bot %s: decision %d failed", self.bot.name, request.seq)

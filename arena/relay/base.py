@@ -62,6 +62,10 @@ class InboundKind(enum.Enum):
     DISCONNECTED = "disconnected"
     #: the bot sent a message over the gateway's size limit while asked ``seq``
     TOO_LARGE = "too_large"
+    #: a bot host reported that the hosted bot's sandbox failed decision ``seq``;
+    #: ``payload`` is the serialized ``agent_avenue.v1.SeatFault`` (the gateway honours it
+    #: on hosted bots' streams only: ``arena.gateway.seatfaults``)
+    SEAT_FAULT = "seat_fault"
 
 
 @dataclass(frozen=True, slots=True)

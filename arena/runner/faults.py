@@ -26,10 +26,17 @@ class FaultCause(models.TextChoices):
     MALFORMED_ACTION = "malformed_action", "malformed action"
     #: not connected when the match started (after the runner's grace period)
     NO_SHOW = "no_show", "no-show"
-    #: an in-process (house) bot raised an exception
+    #: the bot raised an exception or its process died (a house bot in-process, a hosted
+    #: bot in its sandbox)
     CRASH = "crash", "crash"
     #: a message over the gateway's size limit while a decision was pending
     MESSAGE_TOO_LARGE = "message_too_large", "message too large"
+    #: a hosted bot ran out of memory (its address-space limit, or killed for memory)
+    MEMORY = "memory", "memory"
+    #: a hosted bot's process wrote output that is not an answer
+    INVALID_OUTPUT = "invalid_output", "invalid output"
+    #: a hosted bot hit its process limit (a fork bomb)
+    PROCESS_LIMIT = "process_limit", "process limit"
 
 
 # The protocol's causes (avenue_sdk.protocol.faults, Django-free, which the conversions and

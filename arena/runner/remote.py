@@ -5,6 +5,10 @@ for its answer in slices, and meanwhile keep an eye on the match's bots
 (``arena.runner.resume``): a bot that drops is waited for (its clock stopped) and, when
 it is back, gets the request again with the same seq and the whole history.
 
+A hosted bot's answer may instead be its bot host's report that the sandbox failed
+(``InboundKind.SEAT_FAULT``: crash, timeout, memory, invalid output, process limit), which
+is that seat's fault like any other.
+
 The bot is charged the gateway's measure of each answer (from writing the request to the
 stream to reading the answer, ``Inbound.latency_ms``), plus, when its own stream dropped
 while it held the request, the time it held it: never the relay's or the runner's delays,
@@ -186,6 +190,12 @@ class RemoteSeat(Seat):
             return Answer(latency, fault=FaultCause.MALFORMED_ACTION, detail=inbound.detail)
         if inbound.kind is InboundKind.TOO_LARGE:
             return Answer(latency, fault=FaultCause.MESSAGE_TOO_LARGE, detail=inbound.detail)
+        if inbound.kind is InboundKind.SEAT_FAULT:
+            # the bot host's typed report of the sandbox's failure, which the gateway
+            # passes on from hosted bots' streams only (arena.gateway.seatfaults)
+            report = pb.SeatFault.FromString(inbound.payload)
+            cause = convert.FAULT_CAUSE_FROM[report.cause]
+            return Answer(latency, fault=FaultCause(cause.value), detail=report.detail)
         try:
             message = pb.Action.FromString(inbound.payload)
         except DecodeError as exc:

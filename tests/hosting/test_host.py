@@ -1,11 +1,14 @@
 """The bot host's streams (arena.hosting.host) against a real gateway on port 0 and a real
 Redis relay: a hosted bot connects through the SDK client like a dial-in bot, each match
 gets a fresh sandbox with the active version, a bot whose sandbox fails is charged with
-the seat's fault (timeout: the protocol cannot name a crash from a trusted host yet) and
-the host goes on serving the next match."""
+its typed fault (the bot host's SeatFault) and the host goes on serving the next match;
+a host that goes away is the arena's fault."""
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -82,8 +85,11 @@ def test_a_hosted_bot_plays_through_the_gateway(arena: Arena) -> None:
             seed=3,
             time_control=TimeControl(decision_ms=1_000, bank_ms=1_000),
         )
-        assert [f.cause for f in outcome.faults] == ["timeout"], outcome.to_json()
-        # the owner's record of it: the real cause and the bot's traceback
+        assert [f.cause for f in outcome.faults] == ["crash"], outcome.to_json()
+        (charged,) = outcome.faults
+        assert "exception while playing" in charged.detail
+        assert "ZeroDivisionError" not in charged.detail  # public: never the bot's stderr
+        # the owner's record of it: the cause and the bot's traceback
         (fault,) = services.recent_faults(bot)
         assert fault.cause == "crash" and "ZeroDivisionError" in fault.stderr  # type: ignore[attr-defined]
         assert fault.version.number == 2  # type: ignore[attr-defined]
@@ -195,3 +201,109 @@ def test_a_bot_host_that_goes_away_is_the_arenas_fault(arena: Arena) -> None:
             client.bot.close()
         with pytest.raises(ArenaFault, match="no fault of its own"):
             future.result(timeout=90)
+
+
+# slow on a match's first attempt only ("<match>.1"): the re-run plays normally
+SLOW_FIRST = b"""
+import time
+from avenue_sdk import Bot
+
+
+class Mine(Bot):
+    def decide(self, request):
+        if request.match_id.endswith(".1"):
+            time.sleep(60)
+        return len(request.legal) - 1
+"""
+
+
+def _bothost(arena: Arena, log: Path) -> subprocess.Popen[bytes]:
+    """``manage.py runbothost`` as a real process, serving this test's database."""
+    from django.conf import settings
+    from django.db import connection
+
+    from tests.protocol.harness import ROOT, bot_env
+
+    db = settings.DATABASES["default"]
+    auth = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
+    url = f"postgres://{auth}@{db['HOST']}:{db['PORT']}/{connection.settings_dict['NAME']}"
+    with open(log, "w") as out:
+        return subprocess.Popen(
+            [sys.executable, "manage.py", "runbothost", "--gateway", arena.address]
+            + ["--poll", "0.5"],
+            cwd=ROOT,
+            env=bot_env(DATABASE_URL=url),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def test_a_bot_host_killed_mid_match_voids_it_and_the_rerun_counts(arena: Arena, settings) -> None:  # noqa: ANN001
+    """SIGKILL of the bot host's process while its bot holds a decision in a league match:
+    the attempt is void (queued again, no fault, no rating), never the bot's forfeit; a new
+    bot host serves the bot and the re-run is played and rated."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection
+
+    from arena.models import Match, MatchStatus
+    from arena.services import leagues as league_services
+    from arena.services.claims import PlayOutcome
+    from arena.services.matches import play_match
+    from arena.services.rounds import do_schedule_round
+    from tests.protocol.harness import wait_for
+
+    settings.RELAY_PREFIX = arena.prefix
+    # a re-run's countdown is the league loop's business: nothing is sent to a broker here
+    settings.ARENA_DISPATCHER = "arena.embedded.InProcessDispatcher"
+    owner = get_user_model().objects.create_user("eve", password="pw-pw-pw-pw")
+    bot = services.do_create_hosted_bot(owner, "eve-served")
+    services.do_upload(owner, bot, "mine.py", SLOW_FIRST, "mine:Mine")
+    league = league_services.do_create_league(
+        league_services.LeagueSettings(
+            name="host death", decision_ms=120_000, bank_ms=0, reconnect_grace_ms=3_000
+        )
+    )
+    league_services.do_enter(league, bot)
+    league_services.do_enter(league, league_services.do_create_house_bot("eve-house", "random"))
+    scheduled = do_schedule_round(league, enqueue=False)
+    assert scheduled is not None
+    match_id = scheduled.matches[0]
+
+    def held() -> bool:
+        def pending() -> bool:
+            return any(s.outstanding for s in arena.gateway.sessions if s.bot.name == bot.name)
+
+        return arena.thread.call(pending)
+
+    def play_in_thread() -> PlayOutcome:
+        try:
+            return play_match(match_id, worker="host-death-test")
+        finally:
+            connection.close()  # the pool thread's own
+
+    host = _bothost(arena, arena.tmp / "bothost-1.log")
+    with ThreadPoolExecutor(1) as pool:
+        try:
+            arena.wait_connected(bot.name, timeout=60)
+            first = pool.submit(play_in_thread)
+            wait_for(held, 60, "the hosted bot to hold a decision")
+        finally:
+            host.kill()  # SIGKILL: no goodbye, its sandboxes die with it (--die-with-parent)
+            host.wait(30)
+        assert first.result(timeout=120) is PlayOutcome.REQUEUED
+    match = Match.objects.get(pk=match_id)
+    assert match.status == MatchStatus.QUEUED and match.attempts == 1, match.error
+    assert not match.rated and "ArenaFault" in match.error
+    assert not match.participations.exclude(fault_cause="").exists()
+
+    host = _bothost(arena, arena.tmp / "bothost-2.log")
+    try:
+        arena.wait_connected(bot.name, timeout=60)
+        assert play_match(match_id, worker="host-death-test") is PlayOutcome.FINISHED
+    finally:
+        host.send_signal(signal.SIGTERM)
+        host.wait(60)
+    match = Match.objects.get(pk=match_id)
+    assert match.status == MatchStatus.FINISHED and match.rated
+    assert not match.participations.exclude(fault_cause="").exists()

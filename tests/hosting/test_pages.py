@@ -58,6 +58,7 @@ def test_hosted_bot_on_my_bots() -> None:
     )
     page = ann.get("/my/bots/ann-page/").content.decode()
     assert "secret-stderr-line" in page and "match 7.1" in page
+    assert "The match records the same cause" in page
     assert "secret-stderr-line" not in ann.get("/bots/ann-page/").content.decode()
     switched = ann.post("/my/bots/ann-page/versions/1/activate/", follow=True).content.decode()
     assert "Version 1 is the one that plays now" in switched

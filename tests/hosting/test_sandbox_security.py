@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.hosting import bwrap
 from arena.hosting import sandbox as sb
 from arena.hosting.check import CheckResult, run_check
 from arena.hosting.sandbox import Limits, SandboxUnavailable
@@ -182,7 +183,7 @@ def test_fork_bomb() -> None:
 while True:
     os.fork()
 """
-    contained(check(hostile(body)), "crash", "BlockingIOError")
+    contained(check(hostile(body)), "process_limit", "BlockingIOError")
 
 
 def test_allocate_10_gb() -> None:
@@ -190,7 +191,7 @@ def test_allocate_10_gb() -> None:
 hog = bytearray(10 * 1024 ** 3)
 print("ESCAPED allocated", len(hog), file=sys.stderr)
 """
-    contained(check(hostile(body)), "crash", "memory limit")
+    contained(check(hostile(body)), "memory", "MemoryError")
 
 
 def test_write_10_gb() -> None:
@@ -220,13 +221,23 @@ time.sleep(3600)
     contained(check(hostile(body), decision_ms=1_000, bank_ms=1_000), "timeout", "no answer")
 
 
-def test_output_that_is_not_an_answer() -> None:
-    body = """
-out = os.fdopen(3, "wb") if False else None
-os.write(1, b"not a frame")  # fd 1 is stderr for the bot: harmless
-import arena_escape  # noqa
+#: writes a frame of bytes that are no message on every descriptor it may write: the
+#: protocol's own pipe among them (the child keeps it on a descriptor of its own)
+GARBAGE = """
+print("writing garbage", file=sys.stderr)
+for fd in range(3, 16):
+    try:
+        os.write(fd, b"\\x00\\x00\\x00\\x08garbage!")
+    except OSError:
+        pass
 """
-    contained(check(hostile(body)), "crash", "ModuleNotFoundError")
+
+
+def test_output_that_is_not_an_answer() -> None:
+    contained(check(hostile(GARBAGE)), "invalid_output", "does not parse")
+    # a frame header announcing more than the host reads
+    huge = GARBAGE.replace("\\x00\\x00\\x00\\x08garbage!", "\\xff\\xff\\xff\\xff")
+    contained(check(hostile(huge)), "invalid_output", "over 1048576 bytes")
 
 
 def test_a_bot_that_does_not_load() -> None:
@@ -251,5 +262,5 @@ def test_others_unaffected_and_the_host_keeps_serving() -> None:
                 uid = os.stat(f"/proc/{pid}").st_uid
             except FileNotFoundError:
                 continue
-            low, high = sb._uid_range()
+            low, high = bwrap._uid_range()
             assert not low <= uid <= high, f"process {pid} of sandbox uid {uid} survived"

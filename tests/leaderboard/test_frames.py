@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -17,6 +18,7 @@ from avenue_sdk.viewer.frames import (
 )
 from referee import GameConfig
 from referee.bots import make_bot
+from referee.engine import apply, forfeit, result
 from referee.play import play_game
 from referee.replay import Record, validate
 
@@ -39,6 +41,24 @@ def test_one_frame_per_state_and_the_last_one_is_the_result() -> None:
     assert fs[-1]["positions"] == list(final.pos)
     assert any("wins" in e for e in fs[-1]["events"])
     assert [f["step"] for f in fs] == list(range(len(fs)))
+
+
+@pytest.mark.parametrize("decisions", [0, 3])
+def test_a_forfeit_has_a_frame_of_its_own(decisions: int) -> None:
+    """A fault ends the game in a state no decision led to (``referee.forfeit``): the
+    viewer shows it last, and a forfeit at the first decision has frames too (a hosted
+    bot's crash; this raised IndexError on the match page)."""
+    record = a_game()
+    kept = record.decisions[:decisions]
+    state = record.initial_state()
+    for d in kept:
+        state = apply(state, d.action)
+    ended = forfeit(state, state.actor)
+    forfeited = dataclasses.replace(record, decisions=kept, result=result(ended))
+    fs = frames(forfeited, Perspective(SPECTATOR))
+    assert len(fs) == decisions + 2
+    assert fs[-1]["last"] is None and fs[-1]["ending"]
+    assert [f["last"] is None for f in fs] == [True] + [False] * decisions + [True]
 
 
 @pytest.mark.parametrize("seats", [2, 4])

@@ -9,8 +9,9 @@ It writes raw bytes to the stream, so it can send what no generated code would. 
 ``no_pong`` (answers decisions, never pings), ``flood`` (pings as fast as it can),
 ``big`` (a message larger than the gateway accepts), ``huge_answer`` (answers its first
 decision with 10 MB), ``flood_stale`` (200 actions for a decision not pending, then the
-right answer), ``old`` (protocol version 0). Errors are printed with the match and seq
-they name.
+right answer), ``old`` (protocol version 0), ``seat_fault`` (a SeatFault with
+--fault-cause for each decision instead of an answer, at its seq plus --fault-seq-offset:
+what only a bot host may send). Errors are printed with the match and seq they name.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ def main() -> int:
     parser.add_argument("--token", required=True)
     parser.add_argument("--mode", required=True)
     parser.add_argument("--foreign-match", default="")
+    parser.add_argument("--fault-cause", default="FAULT_CAUSE_MEMORY")
+    parser.add_argument("--fault-seq-offset", type=int, default=0)
     args = parser.parse_args()
     mode = args.mode
     out: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
@@ -110,6 +113,14 @@ def main() -> int:
                 for _ in range(200):
                     out.put(answer(request, seq=request.seq + 1000))
                 out.put(answer(request))
+            elif mode == "seat_fault":
+                report = pb.SeatFault(
+                    match_id=request.match_id,
+                    seq=request.seq + args.fault_seq_offset,
+                    cause=pb.FaultCause.Value(args.fault_cause),
+                    detail="reported by the stream itself",
+                )
+                out.put(message(seat_fault=report))
             elif mode == "illegal":
                 out.put(answer(request, index=len(request.legal) + 5))
             elif mode == "mismatch":

@@ -135,6 +135,11 @@ def expected_replies(frames: list[bytes], counts: Counter[str]) -> list[tuple[An
             out.append(("pong", msg.ping.nonce))
         elif kind == "hello":
             out.append(("error", "unexpected_hello", "", 0))
+        elif kind == "seat_fault":
+            # only a bot host may report a seat's fault: a dial-in bot's is refused
+            counts["seat_faults_refused"] += 1
+            report = msg.seat_fault
+            out.append(("error", "not_a_bot_host", report.match_id, report.seq))
         # a Pong, whatever its nonce, needs no answer
     return out
 

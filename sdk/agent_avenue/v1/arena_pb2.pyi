@@ -115,6 +115,9 @@ class FaultCause(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     FAULT_CAUSE_NO_SHOW: _ClassVar[FaultCause]
     FAULT_CAUSE_CRASH: _ClassVar[FaultCause]
     FAULT_CAUSE_MESSAGE_TOO_LARGE: _ClassVar[FaultCause]
+    FAULT_CAUSE_MEMORY: _ClassVar[FaultCause]
+    FAULT_CAUSE_INVALID_OUTPUT: _ClassVar[FaultCause]
+    FAULT_CAUSE_PROCESS_LIMIT: _ClassVar[FaultCause]
 
 class MatchOutcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -204,22 +207,27 @@ FAULT_CAUSE_MALFORMED_ACTION: FaultCause
 FAULT_CAUSE_NO_SHOW: FaultCause
 FAULT_CAUSE_CRASH: FaultCause
 FAULT_CAUSE_MESSAGE_TOO_LARGE: FaultCause
+FAULT_CAUSE_MEMORY: FaultCause
+FAULT_CAUSE_INVALID_OUTPUT: FaultCause
+FAULT_CAUSE_PROCESS_LIMIT: FaultCause
 MATCH_OUTCOME_UNSPECIFIED: MatchOutcome
 MATCH_OUTCOME_WIN: MatchOutcome
 MATCH_OUTCOME_LOSS: MatchOutcome
 MATCH_OUTCOME_ABORTED: MatchOutcome
 
 class BotMessage(_message.Message):
-    __slots__ = ("hello", "ping", "pong", "action")
+    __slots__ = ("hello", "ping", "pong", "action", "seat_fault")
     HELLO_FIELD_NUMBER: _ClassVar[int]
     PING_FIELD_NUMBER: _ClassVar[int]
     PONG_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FAULT_FIELD_NUMBER: _ClassVar[int]
     hello: Hello
     ping: Ping
     pong: Pong
     action: Action
-    def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., ping: _Optional[_Union[Ping, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ..., action: _Optional[_Union[Action, _Mapping]] = ...) -> None: ...
+    seat_fault: SeatFault
+    def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., ping: _Optional[_Union[Ping, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., seat_fault: _Optional[_Union[SeatFault, _Mapping]] = ...) -> None: ...
 
 class ArenaMessage(_message.Message):
     __slots__ = ("welcome", "error", "ping", "pong", "match_started", "decision_request", "match_ended")
@@ -416,6 +424,18 @@ class MatchEnded(_message.Message):
     replay_id: str
     message: str
     def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., outcome: _Optional[_Union[MatchOutcome, str]] = ..., winner_team: _Optional[int] = ..., reason: _Optional[_Union[EndReason, str]] = ..., fault: _Optional[_Union[FaultCause, str]] = ..., fault_seat: _Optional[int] = ..., turns: _Optional[int] = ..., replay_id: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+
+class SeatFault(_message.Message):
+    __slots__ = ("match_id", "seq", "cause", "detail")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    CAUSE_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    seq: int
+    cause: FaultCause
+    detail: str
+    def __init__(self, match_id: _Optional[str] = ..., seq: _Optional[int] = ..., cause: _Optional[_Union[FaultCause, str]] = ..., detail: _Optional[str] = ...) -> None: ...
 
 class Choice(_message.Message):
     __slots__ = ("stop_discarding", "discard", "play", "name_face_up", "play_face_up", "play_face_down", "recruit", "take_black_market", "choose_agent", "retrieve")

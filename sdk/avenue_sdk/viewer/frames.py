@@ -185,10 +185,12 @@ def frames(
         )
         frame = _frame(state, obs, omniscient, lines, step)
         frame["summary"] = summary.now()
-        if step:
+        if 0 < step <= len(record.decisions):
             d = record.decisions[step - 1]
             frame["last"] = {"seat": d.seat, "kind": d.kind.value, "latency_ms": d.latency_ms}
         else:
+            # the deal, or a forfeit's end: a state no decision led to (``replay`` yields
+            # it after the last decision when a fault ended the game)
             frame["last"] = None
         frame["changed"] = not out or _table(frame) != _table(out[-1])
         frame["market_event"] = any(

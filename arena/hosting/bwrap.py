@@ -1,0 +1,216 @@
+"""The bubblewrap command line of one sandbox: what it sees, which uid it runs as, its rlimits.
+
+The view (read-only binds of the interpreter, the system libraries, the SDK and engine
+packages and the bot's own code; a private size-limited tmpfs), the namespaces, the drop
+to an unprivileged host uid of its own through ``setpriv``, and the rlimits set before exec.
+``arena.hosting.sandbox`` runs it; its module doc says why it is built this way.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import random
+import resource
+import sys
+import threading
+from dataclasses import dataclass
+
+from arena.hosting import child as child_module
+
+BWRAP = "/usr/bin/bwrap"
+SETPRIV = "/usr/bin/setpriv"
+#: where things are mounted inside
+LIB = "/opt/avenue/lib"
+CHILD = "/opt/avenue/child.py"
+BOT = "/bot"
+#: the packages a bot may import besides the standard library and its own vendored code
+PACKAGES = ("google", "grpc", "agent_avenue", "avenue_sdk", "referee")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one sandbox (one match) may use; ``settings.HOSTED_SANDBOX_LIMITS`` overrides."""
+
+    #: CPU seconds over the whole match (SIGXCPU, then SIGKILL a second later)
+    cpu_seconds: int = 120
+    #: address space: 1 GiB
+    address_space: int = 1 << 30
+    #: processes and threads of the sandbox's uid
+    processes: int = 32
+    open_files: int = 64
+    #: the private tmp (a tmpfs) and the largest file the bot may write
+    tmp_bytes: int = 64 << 20
+    #: wall-clock limit of the whole match; the host kills the sandbox past it
+    wall_seconds: float = 900.0
+    #: how long loading the bot (imports, the class's ``__init__``) may take
+    load_seconds: float = 30.0
+
+    @classmethod
+    def from_settings(cls) -> Limits:
+        from django.conf import settings
+
+        return cls(**getattr(settings, "HOSTED_SANDBOX_LIMITS", {}))
+
+
+class SandboxUnavailable(RuntimeError):
+    """No sandbox can be set up here: hosted code must not run at all."""
+
+
+def _package_dirs() -> dict[str, str]:
+    """Host directory of each package in ``PACKAGES``."""
+    found: dict[str, str] = {}
+    for name in PACKAGES:
+        spec = importlib.util.find_spec(name)
+        locations = list(spec.submodule_search_locations or []) if spec else []
+        if name == "google":
+            locations = [p for p in locations if os.path.isdir(os.path.join(p, "protobuf"))]
+        if not locations:
+            raise SandboxUnavailable(f"package {name} is not installed; the sandbox needs it")
+        found[name] = locations[0]
+    return found
+
+
+def _interpreter() -> tuple[str, str]:
+    """(prefix, executable) of the real interpreter under the venv."""
+    prefix = sys.base_prefix
+    exe = os.path.join(prefix, "bin", f"python{sys.version_info.major}.{sys.version_info.minor}")
+    if not os.path.exists(exe):
+        raise SandboxUnavailable(f"no interpreter at {exe}")
+    return prefix, exe
+
+
+_uid_lock = threading.Lock()
+_uids_in_use: set[int] = set()
+
+
+def _uid_range() -> tuple[int, int]:
+    from django.conf import settings
+
+    low, high = getattr(settings, "HOSTED_SANDBOX_UIDS", (61000, 61999))
+    return int(low), int(high)
+
+
+def _take_uid() -> int:
+    """A host uid no other sandbox of this process uses: RLIMIT_NPROC counts per uid, so a
+    fork-bomb in one sandbox cannot starve the others. Random within the range so that two
+    bot hosts on one machine rarely share one either."""
+    low, high = _uid_range()
+    with _uid_lock:
+        free = [u for u in range(low, high + 1) if u not in _uids_in_use]
+        if not free:
+            raise SandboxUnavailable(f"every sandbox uid in {low}..{high} is in use")
+        uid = random.choice(free)
+        _uids_in_use.add(uid)
+        return uid
+
+
+def _give_uid(uid: int) -> None:
+    with _uid_lock:
+        _uids_in_use.discard(uid)
+
+
+def command(code_dir: str, entry_point: str, uid: int, limits: Limits) -> list[str]:
+    """The bwrap command line for one sandbox."""
+    prefix, exe = _interpreter()
+    argv = [
+        BWRAP,
+        "--unshare-net",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+        "--ro-bind",
+        prefix,
+        prefix,
+    ]
+    # the system libraries the interpreter and the extension modules link
+    for path in ("/usr/lib", "/usr/lib64", "/lib", "/lib64"):
+        if os.path.islink(path):
+            argv += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            argv += ["--ro-bind", path, path]
+    argv += ["--ro-bind", SETPRIV, SETPRIV]
+    for name, host_dir in _package_dirs().items():
+        argv += ["--ro-bind", host_dir, f"{LIB}/{name}"]
+    argv += [
+        "--ro-bind",
+        child_module.__file__,
+        CHILD,
+        "--ro-bind",
+        code_dir,
+        BOT,
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--perms",
+        "1777",
+        "--size",
+        str(limits.tmp_bytes),
+        "--tmpfs",
+        "/tmp",
+        "--chdir",
+        BOT,
+        "--clearenv",
+        "--setenv",
+        "PYTHONPATH",
+        f"{BOT}:{LIB}",
+        "--setenv",
+        "HOME",
+        "/tmp",
+        "--setenv",
+        "TMPDIR",
+        "/tmp",
+        "--setenv",
+        "PYTHONDONTWRITEBYTECODE",
+        "1",
+        "--",
+        SETPRIV,
+        f"--reuid={uid}",
+        f"--regid={uid}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--no-new-privs",
+        "--",
+        exe,
+        "-s",
+        "-B",
+        CHILD,
+        entry_point,
+    ]
+    return argv[:1] + _parents(argv) + argv[1:]
+
+
+def _parents(argv: list[str]) -> list[str]:
+    """``--dir`` for every parent of a mount point: bwrap run as root makes missing parents
+    mode 0700, which the sandbox's uid could not traverse."""
+    dests: set[str] = set()
+    for i, arg in enumerate(argv):
+        if arg in ("--ro-bind", "--bind"):
+            dests.add(argv[i + 2])
+        elif arg == "--symlink":
+            dests.add(argv[i + 2])
+    parents: set[str] = set()
+    for dest in dests:
+        parent = os.path.dirname(dest)
+        while parent not in ("/", ""):
+            parents.add(parent)
+            parent = os.path.dirname(parent)
+    out: list[str] = []
+    for parent in sorted(parents, key=lambda p: (p.count("/"), p)):
+        out += ["--perms", "0755", "--dir", parent]
+    return out
+
+
+def _rlimits(limits: Limits) -> None:
+    """Run in the forked child before exec (``preexec_fn``): inherited by bwrap and the bot."""
+    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
+    resource.setrlimit(resource.RLIMIT_AS, (limits.address_space, limits.address_space))
+    resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.tmp_bytes, limits.tmp_bytes))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))

@@ -1,0 +1,93 @@
+"""The bot host's ``SeatFault`` at a real gateway (port 0, Redis relay): honoured on a hosted
+bot's stream for the pending decision and a sandbox's causes only. A dial-in bot that
+sends one is refused and its decision stays pending, so it cannot turn the timeout it is
+about to take into another cause. No sandbox here: a raw stream speaks for the host, so
+each rule of the gateway is seen on its own (tests/hosting/test_hosted_matches.py plays
+real sandboxes)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from arena.hosting import services
+from arena.runner import FaultCause, HouseSeat, MatchStatus, TimeControl
+from referee import EndReason
+from tests.protocol.harness import Arena, finished, running_arena, wait_for
+
+#: short: the refused reports end in a timeout, which is waited for
+SHORT = TimeControl(decision_ms=1_000, bank_ms=1_000)
+#: long: an honoured report ends the match long before this could time out
+PATIENT = TimeControl(decision_ms=60_000, bank_ms=0)
+
+
+@pytest.fixture
+def arena(tmp_path: Path, transactional_db: None) -> Iterator[Arena]:
+    with running_arena(tmp_path) as a:
+        yield a
+
+
+def hosted_token(name: str) -> str:
+    owner = get_user_model().objects.create_user(f"{name}-owner", password="pw-pw-pw-pw")
+    return services.issue_host_token(services.do_create_hosted_bot(owner, name))
+
+
+def test_a_hosted_bots_stream_reports_its_typed_fault(arena: Arena) -> None:
+    arena.raw_bot("hosted", "seat_fault", token=hosted_token("hosted"))
+    outcome = arena.play([arena.remote("hosted"), HouseSeat("random", 3)], time_control=PATIENT)
+    assert outcome.status == MatchStatus.FINISHED, outcome.to_json()
+    assert [(f.seat, f.cause) for f in outcome.faults] == [(0, FaultCause.MEMORY)]
+    assert outcome.faults[0].detail == "reported by the stream itself"
+    assert outcome.result is not None and outcome.result.reason is EndReason.FORFEIT
+    assert arena.stats()["seat_faults"] == 1
+
+
+def test_a_dial_in_bot_cannot_name_its_own_fault(arena: Arena) -> None:
+    # it would rather be charged "memory" than the timeout it takes by not answering
+    raw = arena.raw_bot("dialin", "seat_fault")
+    outcome = arena.play([arena.remote("dialin"), HouseSeat("random", 3)], time_control=SHORT)
+    assert [(f.seat, f.cause) for f in outcome.faults] == [(0, FaultCause.TIMEOUT)]
+    stats = arena.stats()
+    assert stats["seat_faults_refused"] >= 1 and not stats.get("seat_faults")
+    wait_for(lambda: "not_a_bot_host" in raw.output(), 15, "the refusal")
+    raw.stop()
+    assert "error not_a_bot_host" in finished(raw)
+
+
+@pytest.mark.parametrize(
+    ("cause", "offset", "code"),
+    [
+        # not a cause a sandbox has: the host cannot make a bot's answer "illegal"
+        ("FAULT_CAUSE_ILLEGAL_ACTION", 0, "invalid_seat_fault"),
+        # a decision that is not pending
+        ("FAULT_CAUSE_CRASH", 1000, "wrong_seq"),
+    ],
+)
+def test_a_hosts_report_outside_the_rules_is_refused(
+    arena: Arena, cause: str, offset: int, code: str
+) -> None:
+    raw = arena.raw_bot(
+        "hosted",
+        "seat_fault",
+        token=hosted_token("hosted"),
+        args=("--fault-cause", cause, "--fault-seq-offset", str(offset)),
+    )
+    outcome = arena.play([arena.remote("hosted"), HouseSeat("random", 3)], time_control=SHORT)
+    assert [(f.seat, f.cause) for f in outcome.faults] == [(0, FaultCause.TIMEOUT)]
+    wait_for(lambda: f"error {code}" in raw.output(), 15, f"the {code} refusal")
+    assert not arena.stats().get("seat_faults")
+
+
+def test_an_owner_cannot_get_a_hosted_bots_token(transactional_db: None) -> None:
+    """What makes a stream a hosted bot's is its token, which only a bot host is issued:
+    its owner cannot rotate one out of the arena to dial in with and report faults."""
+    from arena.services import owned_bots
+    from arena.services.bots import BotError
+
+    owner = get_user_model().objects.create_user("owner", password="pw-pw-pw-pw")
+    bot = services.do_create_hosted_bot(owner, "mine-hosted")
+    with pytest.raises(BotError):
+        owned_bots.do_rotate_token(owner, bot)
