@@ -86,7 +86,7 @@ class SandboxFault(models.Model):
         indexes = [models.Index(fields=["bot", "-created_at"], name="sandboxfault_bot_recent")]
 
 
-class TestStatus(models.TextChoices):
+class VersionTestStatus(models.TextChoices):
     RUNNING = "running", "running"
     #: the LLR reached its upper bound: the candidate is better
     H1 = "h1", "H1 accepted"
@@ -99,7 +99,7 @@ class TestStatus(models.TextChoices):
 
 
 class VersionTest(models.Model):
-    """"Is version ``candidate`` better than ``baseline``?": an SPRT (``arena.ratings.sprt``)
+    """ "Is version ``candidate`` better than ``baseline``?": an SPRT (``arena.ratings.sprt``)
     on mirrored pairs played on the workers (``arena.hosting.versiontest``), unrated.
     ``pairs`` is the pentanomial count from the candidate's side: pairs in which it won
     0, 1 or 2 games (this game has no draws, so cells 1 and 3 stay 0)."""
@@ -113,7 +113,7 @@ class VersionTest(models.Model):
     beta = models.FloatField(default=0.05)
     max_games = models.PositiveIntegerField(default=400)
     status = models.CharField(
-        max_length=16, choices=TestStatus.choices, default=TestStatus.RUNNING
+        max_length=16, choices=VersionTestStatus.choices, default=VersionTestStatus.RUNNING
     )
     #: [LL, LD+DL, LW+DD+WL, DW+WD, WW] from the candidate's side
     pairs = models.JSONField(default=list)

@@ -13,9 +13,7 @@ def attribute_to_active_version(apps, schema_editor):
         "bot_id", flat=True
     )
     for bot_id in set(bots):
-        version = (
-            CodeVersion.objects.filter(bot_id=bot_id).order_by("-active", "-number").first()
-        )
+        version = CodeVersion.objects.filter(bot_id=bot_id).order_by("-active", "-number").first()
         if version is not None:
             Participation.objects.filter(bot_id=bot_id, code_version__isnull=True).update(
                 code_version=version
@@ -23,17 +21,22 @@ def attribute_to_active_version(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('arena', '0010_merge_0009_alter_bot_kind_0009_merge_20261201_1145'),
-        ('hosting', '0002_sandboxfault'),
+        ("arena", "0010_merge_0009_alter_bot_kind_0009_merge_20261201_1145"),
+        ("hosting", "0002_sandboxfault"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='participation',
-            name='code_version',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='participations', to='hosting.codeversion'),
+            model_name="participation",
+            name="code_version",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="participations",
+                to="hosting.codeversion",
+            ),
         ),
         migrations.RunPython(attribute_to_active_version, migrations.RunPython.noop),
     ]

@@ -67,8 +67,9 @@ class RecomputeReport:
 
 def recompute_ratings(league_id: int, *, fix: bool = False) -> RecomputeReport:
     """Replay every rated match of the league in the order it was rated (the ledger's
-    ids) from 1500 (a hosted bot's version from the rating it started at), and compare with the stored participations and live ratings; they must
-    be equal to the last digit. ``fix`` writes the recomputed values where they differ
+    ids) from 1500 (a hosted bot's version from the rating it started at), and compare
+    with the stored participations, live ratings and version ratings; they must be equal to
+    the last digit. ``fix`` writes the recomputed values where they differ
     (holding every rating row of the league locked)."""
     league = League.objects.get(pk=league_id)
     report = RecomputeReport(league.name)

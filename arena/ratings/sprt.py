@@ -155,4 +155,3 @@ def status(
     else:
         verdict = Verdict.RUNNING
     return Status(value, lower, upper, verdict)
-

@@ -45,9 +45,7 @@ def do_switch(bot_id: int, old_version_id: int | None, new_version_id: int) -> N
     }
     for live in lives:
         league_id = live.league_id
-        current = next(
-            (r for (lg, _), r in rows.items() if lg == league_id and r.current), None
-        )
+        current = next((r for (lg, _), r in rows.items() if lg == league_id and r.current), None)
         if current is None and old_version_id is not None:
             # the bot's history in this league so far is the outgoing version's
             current = VersionRating.objects.create(
@@ -174,15 +172,14 @@ def save(rows: dict[int, VersionRating]) -> None:
 def total_adjustment(league: League) -> Decimal:
     """``sum(current: rating - 1500) - sum(all: rating - start)`` over the league's version
     rows: what the league's live rows sum to beyond 1500 each."""
-    money = DecimalField(max_digits=16, decimal_places=4)
     agg = VersionRating.objects.filter(league=league).aggregate(
         total=Sum(
             Case(
                 When(Q(current=True), then=F("start") - Value(START_RATING)),
                 default=F("start") - F("rating"),
-                output_field=money,
+                output_field=DecimalField(max_digits=16, decimal_places=4),
             ),
-            output_field=money,
+            output_field=DecimalField(max_digits=16, decimal_places=4),
         )
     )
     total = agg["total"]

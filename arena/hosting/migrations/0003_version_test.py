@@ -5,41 +5,85 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('arena', '0011_participation_code_version'),
-        ('hosting', '0002_sandboxfault'),
+        ("arena", "0011_participation_code_version"),
+        ("hosting", "0002_sandboxfault"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='VersionTest',
+            name="VersionTest",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('elo0', models.FloatField(default=0.0)),
-                ('elo1', models.FloatField(default=50.0)),
-                ('alpha', models.FloatField(default=0.05)),
-                ('beta', models.FloatField(default=0.05)),
-                ('max_games', models.PositiveIntegerField(default=400)),
-                ('status', models.CharField(choices=[('running', 'running'), ('h1', 'H1 accepted'), ('h0', 'H0 accepted'), ('budget', 'budget exhausted'), ('failed', 'failed')], default='running', max_length=16)),
-                ('pairs', models.JSONField(default=list)),
-                ('wins', models.PositiveIntegerField(default=0)),
-                ('draws', models.PositiveIntegerField(default=0)),
-                ('losses', models.PositiveIntegerField(default=0)),
-                ('candidate_faults', models.PositiveIntegerField(default=0)),
-                ('baseline_faults', models.PositiveIntegerField(default=0)),
-                ('llr', models.FloatField(default=0.0)),
-                ('errors', models.PositiveIntegerField(default=0)),
-                ('error', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('baseline', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='hosting.codeversion')),
-                ('bot', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='version_tests', to='arena.bot')),
-                ('candidate', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='hosting.codeversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("elo0", models.FloatField(default=0.0)),
+                ("elo1", models.FloatField(default=50.0)),
+                ("alpha", models.FloatField(default=0.05)),
+                ("beta", models.FloatField(default=0.05)),
+                ("max_games", models.PositiveIntegerField(default=400)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("running", "running"),
+                            ("h1", "H1 accepted"),
+                            ("h0", "H0 accepted"),
+                            ("budget", "budget exhausted"),
+                            ("failed", "failed"),
+                        ],
+                        default="running",
+                        max_length=16,
+                    ),
+                ),
+                ("pairs", models.JSONField(default=list)),
+                ("wins", models.PositiveIntegerField(default=0)),
+                ("draws", models.PositiveIntegerField(default=0)),
+                ("losses", models.PositiveIntegerField(default=0)),
+                ("candidate_faults", models.PositiveIntegerField(default=0)),
+                ("baseline_faults", models.PositiveIntegerField(default=0)),
+                ("llr", models.FloatField(default=0.0)),
+                ("errors", models.PositiveIntegerField(default=0)),
+                ("error", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "baseline",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="hosting.codeversion",
+                    ),
+                ),
+                (
+                    "bot",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="version_tests",
+                        to="arena.bot",
+                    ),
+                ),
+                (
+                    "candidate",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="hosting.codeversion",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
-                'constraints': [models.UniqueConstraint(condition=models.Q(('status', 'running')), fields=('bot',), name='versiontest_one_running')],
+                "ordering": ["-created_at"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("status", "running")),
+                        fields=("bot",),
+                        name="versiontest_one_running",
+                    )
+                ],
             },
         ),
     ]
