@@ -47,9 +47,15 @@ logger = logging.getLogger(__name__)
 TIME_CONTROL = TimeControl(decision_ms=5_000, bank_ms=60_000)
 #: the largest game budget an owner may ask for
 MAX_GAMES = 20_000
+#: no version or test number is larger (a larger one in a request is simply not found)
+MAX_NUMBER = 2**31 - 1
 #: pairs in a row the arena may fail to play (sandboxes that would not start) before the
 #: test is given up as failed
 MAX_ERRORS = 5
+
+
+class VersionTestError(HostingError):
+    """A test the owner cannot start as asked (the API answers 400 ``invalid_test``)."""
 
 
 @dataclass(frozen=True)
@@ -73,27 +79,32 @@ def check_start(
     owned_bots.check_owner(user, bot)
     other = baseline_bot or bot
     if other.owner_id != bot.owner_id:
-        raise HostingError(f"{other.name} is not your bot: test against your own versions")
+        raise VersionTestError(f"{other.name} is not your bot: test against your own versions")
     for b in (bot, other):
         if b.kind != BotKind.HOSTED:
-            raise HostingError(f"{b.name} dials in with a token; only hosted versions are tested")
+            raise VersionTestError(
+                f"{b.name} dials in with a token; only hosted versions are tested"
+            )
+    for number in (candidate, baseline):
+        if not 0 < number <= MAX_NUMBER:
+            raise owned_bots.NotFound(f"no version {number}")
     cand = find_version(bot, candidate)
     base = find_version(other, baseline)
     if cand.pk == base.pk:
-        raise HostingError("a version cannot be tested against itself")
+        raise VersionTestError("a version cannot be tested against itself")
     for v in (cand, base):
         if v.status != VersionStatus.READY:
-            raise HostingError(
+            raise VersionTestError(
                 f"{v.bot.name} v{v.number} is {v.status}; only checked versions play"
             )
     if not test.elo0 < test.elo1:
-        raise HostingError("elo0 must be below elo1")
+        raise VersionTestError("elo0 must be below elo1")
     if not (0 < test.alpha < 0.5 and 0 < test.beta < 0.5):
-        raise HostingError("alpha and beta must be between 0 and 0.5")
+        raise VersionTestError("alpha and beta must be between 0 and 0.5")
     if not 2 <= test.max_games <= MAX_GAMES or test.max_games % 2:
-        raise HostingError(f"the game budget is an even number from 2 to {MAX_GAMES}")
+        raise VersionTestError(f"the game budget is an even number from 2 to {MAX_GAMES}")
     if VersionTest.objects.filter(bot=bot, status=VersionTestStatus.RUNNING).exists():
-        raise HostingError(f"a test of {bot.name} is already running; wait for its verdict")
+        raise VersionTestError(f"a test of {bot.name} is already running; wait for its verdict")
     return cand, base
 
 
@@ -130,6 +141,8 @@ def tests_of(bot: Bot, limit: int = 10) -> list[VersionTest]:
 
 
 def find_test(bot: Bot, test_id: int) -> VersionTest:
+    if not 0 < test_id <= MAX_NUMBER:
+        raise owned_bots.NotFound(f"{bot.name} has no test {test_id}")
     row = (
         VersionTest.objects.filter(bot=bot, pk=test_id)
         .select_related("candidate", "baseline", "baseline__bot")

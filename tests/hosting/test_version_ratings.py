@@ -14,6 +14,7 @@ import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db.models import Sum
+from django.test import Client
 
 from arena.hosting import services
 from arena.hosting.checker import check_next
@@ -163,3 +164,23 @@ def test_versions_carry_and_keep_their_ratings(arena: Arena) -> None:
         2,
     ]
     assert Decimal(0) != r2 - r1
+
+    # the bot page and the API show each version's record and ratings (v1 played on)
+    rows = _version_rows(bot, league)
+    r1 = rows[1].rating
+    assert rows[2].rating == r2
+    page = Client().get(f"/bots/{bot.name}/?league={league.slug}").content.decode()
+    table = page[page.index('id="code-versions"') :]
+    table = table[: table.index("</table>")]
+    assert 'v1 <span class="tag">current</span>' in table and "v2" in table
+    assert f"{float(r1):.0f}" in table and f"{float(r2):.0f}" in table
+    detail = Client().get(f"/api/bots/{bot.name}/").json()
+    shown = {v["version"]: v for v in detail["versions"]}
+    assert set(shown) == {1, 2}
+    for n in (1, 2):
+        assert shown[n]["games"] == games[n] == shown[n]["wins"] + shown[n]["losses"]
+        assert shown[n]["league"] == league.slug and shown[n]["batch"] is not None
+    assert shown[1]["current"] and not shown[2]["current"]
+    assert shown[1]["rating"] == float(r1) and shown[2]["rating"] == float(r2)
+    assert shown[2]["start_rating"] == float(rows[2].start)  # v1 at the switch
+    assert shown[1]["batch"]["low"] <= shown[1]["batch"]["elo"] <= shown[1]["batch"]["high"]
