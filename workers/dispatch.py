@@ -60,7 +60,7 @@ class CeleryDispatcher:
         fit_batch_ratings.delay(league_id)
 
     def run_version_test(self, test_id: int) -> None:
-        run_version_test.delay(test_id)
+        run_version_test.apply_async((test_id,), queue=settings.ARENA_VERSION_TEST_QUEUE or None)
 
     def broker_view(self) -> BrokerView | None:
         """The matches whose message waits in our queue, or was delivered to a worker that

@@ -68,5 +68,5 @@ def run_version_test(test_id: int) -> bool:
 
     running = play(test_id, seconds=VERSION_TEST_SLICE_SECONDS)
     if running:
-        run_version_test.delay(test_id)
+        run_version_test.apply_async((test_id,), queue=settings.ARENA_VERSION_TEST_QUEUE or None)
     return running
