@@ -47,6 +47,8 @@ logger = logging.getLogger(__name__)
 TIME_CONTROL = TimeControl(decision_ms=5_000, bank_ms=60_000)
 #: the largest game budget an owner may ask for
 MAX_GAMES = 20_000
+#: hypotheses beyond this many Elo say nothing a game could tell
+MAX_ELO = 1000.0
 #: no version or test number is larger (a larger one in a request is simply not found)
 MAX_NUMBER = 2**31 - 1
 #: pairs in a row the arena may fail to play (sandboxes that would not start) before the
@@ -97,8 +99,8 @@ def check_start(
             raise VersionTestError(
                 f"{v.bot.name} v{v.number} is {v.status}; only checked versions play"
             )
-    if not test.elo0 < test.elo1:
-        raise VersionTestError("elo0 must be below elo1")
+    if not (-MAX_ELO <= test.elo0 < test.elo1 <= MAX_ELO):
+        raise VersionTestError(f"elo0 must be below elo1, both within ±{MAX_ELO:g}")
     if not (0 < test.alpha < 0.5 and 0 < test.beta < 0.5):
         raise VersionTestError("alpha and beta must be between 0 and 0.5")
     if not 2 <= test.max_games <= MAX_GAMES or test.max_games % 2:

@@ -184,6 +184,10 @@ def recompute_ratings(league_id: int, *, fix: bool = False) -> RecomputeReport:
     return report
 
 
+#: a player of the batch fit: ("b", bot id), or ("v", version id) for a hosted bot's version
+Player = tuple[str, int]
+
+
 @dataclass
 class FitReport:
     league: str
@@ -207,7 +211,6 @@ def fit_batch_ratings(league_id: int, *, bootstrap: int = 200, seed: int = 0) ->
     (``VersionFit``); the bot's ``BatchRating`` is its current version's, and ranks are
     among the bots' rows."""
     league = League.objects.get(pk=league_id)
-    Player = tuple[str, int]  # ("b", bot id) or ("v", version id)
     players: list[Player] = []
     index: dict[Player, int] = {}
     bot_of: dict[Player, int] = {}
@@ -228,11 +231,9 @@ def fit_batch_ratings(league_id: int, *, bootstrap: int = 200, seed: int = 0) ->
         winner[match_id] = win
         units[match_id] = f"{round_id}:{key}:{pair}"
         teams[match_id] = ([], [])
-    for match_id, team, bot_id, version_id in (
-        Participation.objects.filter(league=league, match__status=MatchStatus.FINISHED)
-        .order_by("match_id", "seat")
-        .values_list("match_id", "team", "bot_id", "code_version_id")
-    ):
+    for match_id, team, bot_id, version_id in Participation.objects.filter(
+        league=league, match__status=MatchStatus.FINISHED
+    ).values_list("match_id", "team", "bot_id", "code_version_id"):
         who: Player = ("b", bot_id) if version_id is None else ("v", version_id)
         teams[match_id][team].append(player(who, bot_id))
     carried = dict(
@@ -243,16 +244,18 @@ def fit_batch_ratings(league_id: int, *, bootstrap: int = 200, seed: int = 0) ->
     bots = list(
         LiveRating.objects.filter(league=league).order_by("bot_id").values_list("bot_id", flat=True)
     )
-    for bot_id in sorted(set(bots) | set(bot_of.values())):
-        if not any(bot_of[p] == bot_id for p in players):
-            player(("b", bot_id), bot_id)
+    players_of: dict[int, list[Player]] = defaultdict(list)
+    for known in players:
+        players_of[bot_of[known]].append(known)
+    for bot_id in sorted(set(bots) - players_of.keys()):
+        players_of[bot_id].append(("b", bot_id))
+        player(("b", bot_id), bot_id)
     # the bot's row: its current version, else its own player, else its newest version
     row_of: dict[int, int] = {}
-    for bot_id in sorted(set(bot_of.values())):
+    for bot_id, keys in sorted(players_of.items()):
         current: Player = ("v", carried.get(bot_id, -1))
         own: Player = ("b", bot_id)
-        newest = max((k for k in players if bot_of[k] == bot_id), key=lambda k: (k[0], k[1]))
-        row_of[bot_id] = index.get(current, index.get(own, index[newest]))
+        row_of[bot_id] = index.get(current, index.get(own, index[max(keys)]))
     unit_ids = {u: i for i, u in enumerate(sorted(set(units.values())))}
     games = [
         Game(tuple(a), tuple(b), winner[m] == 0, unit_ids[units[m]])
