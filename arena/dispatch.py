@@ -1,8 +1,8 @@
 """The dispatch port: how the competition domain hands work to whoever runs it.
 
-Domain services never import Celery. They call ``enqueue_match`` / ``enqueue_fit`` here,
-which hand the work, once the current transaction commits, to the dispatcher named by
-``settings.ARENA_DISPATCHER``:
+Domain services never import Celery. They call ``enqueue_match`` / ``enqueue_fit`` /
+``enqueue_version_test`` here, which hand the work, once the current transaction commits,
+to the dispatcher named by ``settings.ARENA_DISPATCHER``:
 
 * ``workers.dispatch.CeleryDispatcher`` (distributed mode): sends the Celery tasks;
 * ``arena.embedded.InProcessDispatcher`` (embedded mode, no broker): runs the same
@@ -45,6 +45,9 @@ class Dispatcher(Protocol):
     def fit_ratings(self, league_id: int) -> None:
         """Refit the league's batch ratings."""
 
+    def run_version_test(self, test_id: int) -> None:
+        """Play a hosted bot's version test (``arena.hosting.versiontest.play``)."""
+
     def broker_view(self) -> BrokerView | None:
         """What the broker holds now; None when this dispatcher cannot tell (no broker,
         or it cannot be reached): the reaper then goes by the age of a message alone."""
@@ -69,3 +72,8 @@ def enqueue_match(match_id: int, countdown: float | None = None) -> None:
 def enqueue_fit(league_id: int) -> None:
     """Refit the league's batch ratings once the current transaction commits."""
     transaction.on_commit(lambda: dispatcher().fit_ratings(league_id))
+
+
+def enqueue_version_test(test_id: int) -> None:
+    """Play the version test once the current transaction commits."""
+    transaction.on_commit(lambda: dispatcher().run_version_test(test_id))

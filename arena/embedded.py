@@ -24,6 +24,12 @@ class InProcessDispatcher:
     def fit_ratings(self, league_id: int) -> None:
         fit_batch_ratings(league_id)
 
+    def run_version_test(self, test_id: int) -> None:
+        # the whole test, here and now (as a match is): the caller waits for its verdict
+        from arena.hosting.versiontest import play
+
+        play(test_id)
+
     def broker_view(self) -> BrokerView | None:
         # no broker: a queued match is played by the loop that drives the league
         return None

@@ -429,6 +429,16 @@ class Participation(models.Model):
     bank_left_ms = models.PositiveIntegerField(null=True, blank=True)
     fault_cause = models.CharField(max_length=32, choices=FaultCause.choices, blank=True)
     fault_detail = models.TextField(blank=True)
+    #: a hosted bot's version that played this seat: set by the bot host when it loads the
+    #: code for the match, else (it never loaded) the active version when the result is
+    #: written; empty for house and dial-in bots
+    code_version = models.ForeignKey(
+        "hosting.CodeVersion",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="participations",
+    )
 
     class Meta:
         ordering = ["match", "seat"]

@@ -189,6 +189,10 @@ CELERY_TIMEZONE = "UTC"
 #: the queue tasks are sent to and workers read (`celery -A workers worker -Q ...`); a
 #: deployment (or a test run) sharing a Redis with another uses a name of its own
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", default="celery")
+#: the queue of hosted bots' version tests (``arena.run_version_test``), whose worker must be
+#: able to build sandboxes like a bot host (docs/operations.md, "Hosted bots"); empty: the
+#: default queue
+ARENA_VERSION_TEST_QUEUE = env_str("ARENA_VERSION_TEST_QUEUE", default="")
 # A worker takes one match at a time: a long match must not hold others back in its buffer.
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 

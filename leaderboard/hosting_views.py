@@ -1,6 +1,7 @@
-"""My bots, hosted: create a hosted bot, upload a version, switch the active one. The
-versions and their check logs are shown on the owner's bot page (``account_views.my_bot``
-includes ``versions_context``). Checks and changes are ``arena.hosting.services``."""
+"""My bots, hosted: create a hosted bot, upload a version, switch the active one, start a
+version test and follow it. The versions, their check logs and the tests are shown on the
+owner's bot page (``account_views.my_bot`` includes ``versions_context``). Checks and
+changes are ``arena.hosting.services`` and ``arena.hosting.versiontest``."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from arena.hosting import services as hosting
+from arena.hosting import versiontest
 from arena.models import Bot, BotKind
 from arena.services import owned_bots as svc
 from arena.services.bots import BotError
@@ -23,11 +25,17 @@ def versions_context(bot: Bot) -> dict[str, Any]:
     if bot.kind != BotKind.HOSTED:
         return {"hosted": False}
     limits = hosting.upload_limits()
+    versions = hosting.versions(bot)
     return {
         "hosted": True,
-        "versions": hosting.versions(bot),
+        "versions": versions,
+        "ready_versions": [v for v in versions if v.status == "ready"],
         "sandbox_faults": hosting.recent_faults(bot),
         "upload_kb": limits.upload_bytes // 1024,
+        "version_tests": [
+            {"test": t, "p": versiontest.progress(t)} for t in versiontest.tests_of(bot)
+        ],
+        "test_defaults": versiontest.SprtSettings(),
     }
 
 
@@ -95,3 +103,57 @@ def activate(request: HttpRequest, name: str, number: int) -> HttpResponse:
     else:
         messages.success(request, f"Version {number} is the one that plays now.")
     return redirect("leaderboard:my-bot", name=bot.name)
+
+
+def _form_number(request: HttpRequest, key: str, kind: type, default: Any) -> Any:
+    raw = str(request.POST.get(key, "")).strip()
+    if not raw:
+        if default is None:
+            raise versiontest.VersionTestError(f"choose the {key} version")
+        return default
+    try:
+        return kind(raw)
+    except ValueError:
+        raise versiontest.VersionTestError(f"{key} must be a number") from None
+
+
+@require_POST
+@login_required
+def start_test(request: HttpRequest, name: str) -> HttpResponse:
+    bot = _owned(request, name)
+    if isinstance(bot, HttpResponse):
+        return bot
+    defaults = versiontest.SprtSettings()
+    try:
+        settings = versiontest.SprtSettings(
+            elo0=_form_number(request, "elo0", float, defaults.elo0),
+            elo1=_form_number(request, "elo1", float, defaults.elo1),
+            max_games=_form_number(request, "max_games", int, defaults.max_games),
+        )
+        test = versiontest.do_start(
+            request.user,
+            bot,
+            _form_number(request, "candidate", int, None),
+            _form_number(request, "baseline", int, None),
+            settings,
+        )
+    except (hosting.HostingError, svc.NotFound) as exc:
+        messages.error(request, f"Test refused: {exc}")
+        return redirect("leaderboard:my-bot", name=bot.name)
+    return redirect("leaderboard:version-test", name=bot.name, pk=test.pk)
+
+
+@login_required
+def test_page(request: HttpRequest, name: str, pk: int) -> HttpResponse:
+    bot = _owned(request, name)
+    if isinstance(bot, HttpResponse):
+        return bot
+    try:
+        test = versiontest.find_test(bot, pk)
+    except svc.NotFound as exc:
+        return not_found(request, str(exc))
+    return render(
+        request,
+        "leaderboard/version_test.html",
+        {"bot": bot, "test": test, "p": versiontest.progress(test)},
+    )

@@ -32,4 +32,6 @@ urlpatterns = [
         hosting_views.activate,
         name="activate-version",
     ),
+    path("my/bots/<botname:name>/tests/", hosting_views.start_test, name="start-test"),
+    path("my/bots/<botname:name>/tests/<int:pk>/", hosting_views.test_page, name="version-test"),
 ]

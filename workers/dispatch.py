@@ -15,7 +15,7 @@ from django.conf import settings
 
 from arena.dispatch import BrokerView
 from workers.celery import app
-from workers.tasks import fit_batch_ratings, run_match
+from workers.tasks import fit_batch_ratings, run_match, run_version_test
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +58,9 @@ class CeleryDispatcher:
 
     def fit_ratings(self, league_id: int) -> None:
         fit_batch_ratings.delay(league_id)
+
+    def run_version_test(self, test_id: int) -> None:
+        run_version_test.apply_async((test_id,), queue=settings.ARENA_VERSION_TEST_QUEUE or None)
 
     def broker_view(self) -> BrokerView | None:
         """The matches whose message waits in our queue, or was delivered to a worker that

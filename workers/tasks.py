@@ -47,3 +47,26 @@ def fit_batch_ratings(league_id: int) -> dict[str, object]:
     from arena.ratings.services import fit_batch_ratings as fit
 
     return fit(league_id).to_json()
+
+
+#: a version test plays pairs for about this long per task, then sends itself on
+VERSION_TEST_SLICE_SECONDS = 120
+
+
+@app.task(
+    name="arena.run_version_test",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    soft_time_limit=VERSION_TEST_SLICE_SECONDS + 900,
+    time_limit=VERSION_TEST_SLICE_SECONDS + 960,
+    ignore_result=True,
+)
+def run_version_test(test_id: int) -> bool:
+    """Pairs of a hosted bot's version test for a while; if it has no verdict yet, the
+    next slice goes back on the queue (other work runs in between)."""
+    from arena.hosting.versiontest import play
+
+    running = play(test_id, seconds=VERSION_TEST_SLICE_SECONDS)
+    if running:
+        run_version_test.apply_async((test_id,), queue=settings.ARENA_VERSION_TEST_QUEUE or None)
+    return running

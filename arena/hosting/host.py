@@ -1,7 +1,8 @@
 """The bot host's streams: for each active hosted bot it holds the bot's gRPC stream to the
 gateway itself (on the trusted side, with a token it issues for the bot), through the SDK's
 own ``Client``, so a hosted bot takes the dial-in path and is rated exactly like one. Each
-match gets a fresh sandbox (``SandboxedBot``) with the version active when it starts.
+match gets a fresh sandbox (``SandboxedBot``) with the version its seat names (the one
+active when the match starts: ``services.match_version_files``).
 
 A fault of the sandbox (crash, timeout, memory, process limit, output that is not an
 answer; ``arena.hosting.faults``) is answered with a ``SeatFault`` naming the decision and
@@ -31,8 +32,8 @@ from avenue_sdk.session import action_for
 
 log = logging.getLogger("arena.hosting")
 
-#: (files, entry point) of the version to play now
-Loader = Callable[[], tuple[dict[str, bytes], str]]
+#: (files, entry point) of the version to play the match (its protocol id) with
+Loader = Callable[[str], tuple[dict[str, bytes], str]]
 #: (match id, cause, detail, stderr) of a sandbox that failed: kept for the owner
 Recorder = Callable[[str, str, str, str], None]
 
@@ -77,7 +78,7 @@ class SandboxedBot(Bot):
             if held is not None:
                 return held[0]
         try:
-            files, entry_point = self.load()
+            files, entry_point = self.load(match_id)
         finally:
             # the load ran on the client's thread: give its database connection back
             db.connection.close()

@@ -84,3 +84,65 @@ class SandboxFault(models.Model):
     class Meta:
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["bot", "-created_at"], name="sandboxfault_bot_recent")]
+
+
+class VersionTestStatus(models.TextChoices):
+    RUNNING = "running", "running"
+    #: the LLR reached its upper bound: the candidate is better
+    H1 = "h1", "H1 accepted"
+    #: the LLR reached its lower bound: the candidate is not better
+    H0 = "h0", "H0 accepted"
+    #: the game budget ran out before either bound
+    BUDGET = "budget", "budget exhausted"
+    #: the arena could not play it (sandboxes failed to start again and again)
+    FAILED = "failed", "failed"
+
+
+class VersionTest(models.Model):
+    """ "Is version ``candidate`` better than ``baseline``?": an SPRT (``arena.ratings.sprt``)
+    on mirrored pairs played on the workers (``arena.hosting.versiontest``), unrated.
+    ``pairs`` is the pentanomial count from the candidate's side: pairs in which it won
+    0, 1 or 2 games (this game has no draws, so cells 1 and 3 stay 0)."""
+
+    bot = models.ForeignKey("arena.Bot", on_delete=models.CASCADE, related_name="version_tests")
+    candidate = models.ForeignKey(CodeVersion, on_delete=models.CASCADE, related_name="+")
+    baseline = models.ForeignKey(CodeVersion, on_delete=models.CASCADE, related_name="+")
+    elo0 = models.FloatField(default=0.0)
+    elo1 = models.FloatField(default=50.0)
+    alpha = models.FloatField(default=0.05)
+    beta = models.FloatField(default=0.05)
+    max_games = models.PositiveIntegerField(default=400)
+    status = models.CharField(
+        max_length=16, choices=VersionTestStatus.choices, default=VersionTestStatus.RUNNING
+    )
+    #: [LL, LD+DL, LW+DD+WL, DW+WD, WW] from the candidate's side
+    pairs = models.JSONField(default=list)
+    wins = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+    #: games the candidate or the baseline lost by its own fault (crash, timeout, ...)
+    candidate_faults = models.PositiveIntegerField(default=0)
+    baseline_faults = models.PositiveIntegerField(default=0)
+    llr = models.FloatField(default=0.0)
+    #: pairs the arena failed to play (sandbox start-up or host trouble), re-played
+    errors = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["bot"],
+                condition=models.Q(status="running"),
+                name="versiontest_one_running",
+            ),
+        ]
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    def __str__(self) -> str:
+        return f"{self.bot_id}: v{self.candidate_id} vs v{self.baseline_id} ({self.status})"

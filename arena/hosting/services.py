@@ -19,6 +19,7 @@ from django.utils import timezone
 from arena.hosting.archives import Archive, UploadError, UploadLimits, read_upload
 from arena.hosting.models import CodeVersion, VersionStatus
 from arena.models import Bot, BotKind
+from arena.ratings import versions as rating_versions
 from arena.services import bots as bot_services
 from arena.services import owned_bots
 
@@ -101,6 +102,14 @@ def do_activate(user: User, bot: Bot, number: int) -> CodeVersion:
 
 
 def _activate(version: CodeVersion) -> None:
+    """Inside a transaction: ``version`` becomes the active one, and the bot's live ratings
+    continue from it (its own if it played before, else its parent's: ``do_switch``)."""
+    previous = (
+        CodeVersion.objects.filter(bot_id=version.bot_id, active=True)
+        .values_list("pk", flat=True)
+        .first()
+    )
+    rating_versions.do_switch(version.bot_id, previous, version.pk)
     CodeVersion.objects.filter(bot_id=version.bot_id, active=True).exclude(pk=version.pk).update(
         active=False
     )
@@ -158,6 +167,29 @@ def version_files(bot_id: int) -> tuple[dict[str, bytes], str]:
     version = CodeVersion.objects.filter(bot_id=bot_id, active=True).first()
     if version is None:
         raise HostingError("the bot has no active version")
+    return unpack_stored(bytes(version.archive)), version.entry_point
+
+
+def match_version_files(bot_id: int, match_id: str) -> tuple[dict[str, bytes], str]:
+    """(files, entry point) of the version the bot plays the protocol match ``match_id``
+    (``73.1``: match 73, attempt 1) with: the one its seat already names (an earlier
+    attempt, or a resumed stream), else the active version, which the seat then names
+    (``Participation.code_version``: the version rated for the match)."""
+    from arena.hosting.archives import unpack_stored
+    from arena.models import Participation
+
+    with transaction.atomic():
+        active = CodeVersion.objects.filter(bot_id=bot_id, active=True).first()
+        if active is None:
+            raise HostingError("the bot has no active version")
+        head = match_id.split(".", 1)[0]
+        version = active
+        if head.isdigit():
+            seats = Participation.objects.filter(match_id=int(head), bot_id=bot_id)
+            seats.filter(code_version__isnull=True).update(code_version=active)
+            named = seats.values_list("code_version_id", flat=True).first()
+            if named is not None and named != active.pk:
+                version = CodeVersion.objects.get(pk=named)
     return unpack_stored(bytes(version.archive)), version.entry_point
 
 

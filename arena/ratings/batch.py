@@ -181,9 +181,12 @@ def fit(
     bootstrap: int = 200,
     seed: int = 0,
     exact: bool | None = None,
+    ranked: Sequence[int] | None = None,
 ) -> Fit:
     """Ratings for players 0..n-1 with 95% intervals from ``bootstrap`` replicates;
-    ``exact`` forces full refits (True) or one-step replicates (False)."""
+    ``exact`` forces full refits (True) or one-step replicates (False). Ranks are among the
+    ``ranked`` players (all by default; the others get rank 0): a hosted bot's retired
+    versions are players of the fit but not of the standings."""
     res = games if isinstance(games, Results) else Results.of(n, games)
     if len(res.a_won) == 0:
         flat = np.full(n, CENTRE)
@@ -214,14 +217,19 @@ def fit(
 
     elo = to_elo(point)
     boot = to_elo(samples) if bootstrap else elo[None, :]
-    boot_ranks = _ranks(boot)
+    idx = np.arange(n) if ranked is None else np.asarray(ranked, dtype=np.int64)
+    boot_ranks = _ranks(boot[:, idx])
+    rank, rank_low, rank_high = (np.zeros(n, dtype=np.int64) for _ in range(3))
+    rank[idx] = _ranks(elo[idx])
+    rank_low[idx] = np.floor(np.percentile(boot_ranks, 2.5, axis=0)).astype(np.int64)
+    rank_high[idx] = np.ceil(np.percentile(boot_ranks, 97.5, axis=0)).astype(np.int64)
     return Fit(
         ratings=elo,
         low=np.percentile(boot, 2.5, axis=0),
         high=np.percentile(boot, 97.5, axis=0),
-        rank=_ranks(elo),
-        rank_low=np.floor(np.percentile(boot_ranks, 2.5, axis=0)).astype(np.int64),
-        rank_high=np.ceil(np.percentile(boot_ranks, 97.5, axis=0)).astype(np.int64),
+        rank=rank,
+        rank_low=rank_low,
+        rank_high=rank_high,
         games=played.astype(float),
         bootstrap=bootstrap,
     )

@@ -92,3 +92,67 @@ class BatchRating(models.Model):
             models.UniqueConstraint(fields=["league", "bot"], name="batchrating_unique_bot")
         ]
         indexes = [models.Index(fields=["league", "rank"], name="batchrating_standings")]
+
+
+class VersionRating(models.Model):
+    """The live rating of one version of a hosted bot in a league (``arena.ratings.versions``).
+
+    Each version is its own player: a match's change goes to the version that played it.
+    The bot's ``LiveRating`` row carries the rating of its **current** version (one per
+    league and bot, ``current``), so standings, pages and the API read the bot's row as
+    before; a switch of version (a new upload activated, or a switch back) makes another
+    version current and copies its rating into the bot's row. A new version starts at its
+    parent's rating (``start``), so the league's total moves by what versions brought in:
+    ``sum(LiveRating) = 1500 x rows + sum(current: rating - 1500) - sum(all: rating - start)``
+    (``arena.services.results.check_league_total``)."""
+
+    league = models.ForeignKey("arena.League", on_delete=models.CASCADE, related_name="+")
+    bot = models.ForeignKey("arena.Bot", on_delete=models.CASCADE, related_name="+")
+    version = models.ForeignKey(
+        "hosting.CodeVersion", on_delete=models.CASCADE, related_name="ratings"
+    )
+    rating = models.DecimalField(max_digits=12, decimal_places=4, default=START_RATING)
+    #: the rating it started from: its parent's when it became current, else 1500
+    start = models.DecimalField(max_digits=12, decimal_places=4, default=START_RATING)
+    #: the bot's row (``LiveRating``) carries this version's rating
+    current = models.BooleanField(default=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["league", "bot", "version"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["league", "version"], name="versionrating_unique_version"
+            ),
+            models.UniqueConstraint(
+                fields=["league", "bot"],
+                condition=models.Q(current=True),
+                name="versionrating_one_current",
+            ),
+        ]
+        indexes = [models.Index(fields=["bot", "league"], name="versionrating_bot")]
+
+    def __str__(self) -> str:
+        return f"version {self.version_id} in {self.league_id}: {self.rating}"
+
+
+class VersionFit(models.Model):
+    """A hosted bot's version as its own player in the league's latest batch fit (replaced
+    with ``BatchRating``, whose row for the bot is its current version's)."""
+
+    league = models.ForeignKey("arena.League", on_delete=models.CASCADE, related_name="+")
+    bot = models.ForeignKey("arena.Bot", on_delete=models.CASCADE, related_name="+")
+    version = models.ForeignKey(
+        "hosting.CodeVersion", on_delete=models.CASCADE, related_name="fits"
+    )
+    elo = models.FloatField()
+    low = models.FloatField()
+    high = models.FloatField()
+    games = models.PositiveIntegerField()
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["league", "bot", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["league", "version"], name="versionfit_unique")
+        ]

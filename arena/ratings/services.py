@@ -17,7 +17,14 @@ from django.utils import timezone
 from arena.models import League, Match, MatchEndReason, MatchStatus, Participation
 from arena.ratings.batch import Game, fit
 from arena.ratings.ledger import match_changes
-from arena.ratings.models import START_RATING, BatchRating, LiveRating, RatedMatch
+from arena.ratings.models import (
+    START_RATING,
+    BatchRating,
+    LiveRating,
+    RatedMatch,
+    VersionFit,
+    VersionRating,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -60,8 +67,9 @@ class RecomputeReport:
 
 def recompute_ratings(league_id: int, *, fix: bool = False) -> RecomputeReport:
     """Replay every rated match of the league in the order it was rated (the ledger's
-    ids) from 1500, and compare with the stored participations and live ratings; they must
-    be equal to the last digit. ``fix`` writes the recomputed values where they differ
+    ids) from 1500 (a hosted bot's version from the rating it started at), and compare
+    with the stored participations, live ratings and version ratings; they must be equal to
+    the last digit. ``fix`` writes the recomputed values where they differ
     (holding every rating row of the league locked)."""
     league = League.objects.get(pk=league_id)
     report = RecomputeReport(league.name)
@@ -73,6 +81,20 @@ def recompute_ratings(league_id: int, *, fix: bool = False) -> RecomputeReport:
         tallies: dict[int, _Tally] = defaultdict(_Tally)
         for bot_id in stored_rows:
             tallies[bot_id] = _Tally()
+        # hosted bots' versions are players of their own, from the rating they started at
+        version_rows = {
+            r.version_id: r
+            for r in VersionRating.objects.select_for_update().filter(league=league).order_by("id")
+        }
+        player_rating: dict[tuple[str, int], Decimal] = {
+            ("v", v): r.start for v, r in version_rows.items()
+        }
+
+        def player(p: Participation) -> tuple[str, int]:
+            if p.code_version_id is not None and p.code_version_id in version_rows:
+                return ("v", p.code_version_id)
+            return ("b", p.bot_id)
+
         finished = (
             Match.objects.filter(league=league, status=MatchStatus.FINISHED)
             .order_by("id")
@@ -105,13 +127,13 @@ def recompute_ratings(league_id: int, *, fix: bool = False) -> RecomputeReport:
         for rated in RatedMatch.objects.filter(league=league).order_by("id"):
             report.rated += 1
             parts = parts_by_match[rated.match_id]
-            before = [tallies[p.bot_id].rating for p in parts]
+            before = [player_rating.get(player(p), START_RATING) for p in parts]
             changes = match_changes(
                 before, [p.team for p in parts], winners[rated.match_id], rated.k_factor
             )
             for p, old, change in zip(parts, before, changes, strict=True):
                 new = old + change
-                tallies[p.bot_id].rating = new
+                player_rating[player(p)] = new
                 stored = (p.rating_before, p.rating_change, p.rating_after)
                 if stored != (old, change, new):
                     report.mismatches.append(
@@ -120,6 +142,18 @@ def recompute_ratings(league_id: int, *, fix: bool = False) -> RecomputeReport:
                     )
                     p.rating_before, p.rating_change, p.rating_after = old, change, new
                     fixes.append(p)
+        carried = {r.bot_id: ("v", v) for v, r in version_rows.items() if r.current}
+        for bot_id, t in tallies.items():
+            t.rating = player_rating.get(carried.get(bot_id, ("b", bot_id)), START_RATING)
+        version_fixes = []
+        for v, vrow in version_rows.items():
+            recomputed = player_rating[("v", v)]
+            if vrow.rating != recomputed:
+                report.mismatches.append(
+                    f"version {v}: stored rating {vrow.rating}, recomputed {recomputed}"
+                )
+                vrow.rating = recomputed
+                version_fixes.append(vrow)
         row_fixes = []
         for bot_id, row in stored_rows.items():
             t = tallies[bot_id]
@@ -138,6 +172,7 @@ def recompute_ratings(league_id: int, *, fix: bool = False) -> RecomputeReport:
             LiveRating.objects.bulk_update(
                 row_fixes, ["rating", "games", "wins", "losses", "forfeits"]
             )
+            VersionRating.objects.bulk_update(version_fixes, ["rating"])
             report.fixed = True
     if report.mismatches:
         logger.error(
@@ -147,6 +182,10 @@ def recompute_ratings(league_id: int, *, fix: bool = False) -> RecomputeReport:
             " (fixed)" if fix else "",
         )
     return report
+
+
+#: a player of the batch fit: ("b", bot id), or ("v", version id) for a hosted bot's version
+Player = tuple[str, int]
 
 
 @dataclass
@@ -168,12 +207,21 @@ class FitReport:
 def fit_batch_ratings(league_id: int, *, bootstrap: int = 200, seed: int = 0) -> FitReport:
     """Maximum-likelihood Elo over every finished match of the league, with 95% rating and
     rank intervals from a bootstrap over mirrored pairs; replaces the league's stored fit
-    in one transaction."""
+    in one transaction. Each version of a hosted bot is a player of its own
+    (``VersionFit``); the bot's ``BatchRating`` is its current version's, and ranks are
+    among the bots' rows."""
     league = League.objects.get(pk=league_id)
-    bots = list(
-        LiveRating.objects.filter(league=league).order_by("bot_id").values_list("bot_id", flat=True)
-    )
-    index = {b: i for i, b in enumerate(bots)}
+    players: list[Player] = []
+    index: dict[Player, int] = {}
+    bot_of: dict[Player, int] = {}
+
+    def player(key: Player, bot_id: int) -> int:
+        if key not in index:
+            index[key] = len(players)
+            players.append(key)
+            bot_of[key] = bot_id
+        return index[key]
+
     teams: dict[int, tuple[list[int], list[int]]] = {}
     units: dict[int, str] = {}
     winner: dict[int, int | None] = {}
@@ -183,19 +231,43 @@ def fit_batch_ratings(league_id: int, *, bootstrap: int = 200, seed: int = 0) ->
         winner[match_id] = win
         units[match_id] = f"{round_id}:{key}:{pair}"
         teams[match_id] = ([], [])
-    for match_id, team, bot_id in Participation.objects.filter(
+    for match_id, team, bot_id, version_id in Participation.objects.filter(
         league=league, match__status=MatchStatus.FINISHED
-    ).values_list("match_id", "team", "bot_id"):
-        if bot_id not in index:
-            index[bot_id] = len(bots)
-            bots.append(bot_id)
-        teams[match_id][team].append(index[bot_id])
+    ).values_list("match_id", "team", "bot_id", "code_version_id"):
+        who: Player = ("b", bot_id) if version_id is None else ("v", version_id)
+        teams[match_id][team].append(player(who, bot_id))
+    carried = dict(
+        VersionRating.objects.filter(league=league, current=True).values_list(
+            "bot_id", "version_id"
+        )
+    )
+    bots = list(
+        LiveRating.objects.filter(league=league).order_by("bot_id").values_list("bot_id", flat=True)
+    )
+    players_of: dict[int, list[Player]] = defaultdict(list)
+    for known in players:
+        players_of[bot_of[known]].append(known)
+    for bot_id in sorted(set(bots) - players_of.keys()):
+        players_of[bot_id].append(("b", bot_id))
+        player(("b", bot_id), bot_id)
+    # the bot's row: its current version, else its own player, else its newest version
+    row_of: dict[int, int] = {}
+    for bot_id, keys in sorted(players_of.items()):
+        current: Player = ("v", carried.get(bot_id, -1))
+        own: Player = ("b", bot_id)
+        row_of[bot_id] = index.get(current, index.get(own, index[max(keys)]))
     unit_ids = {u: i for i, u in enumerate(sorted(set(units.values())))}
     games = [
         Game(tuple(a), tuple(b), winner[m] == 0, unit_ids[units[m]])
         for m, (a, b) in sorted(teams.items())
     ]
-    result = fit(len(bots), games, bootstrap=bootstrap if games else 0, seed=seed)
+    result = fit(
+        len(players),
+        games,
+        bootstrap=bootstrap if games else 0,
+        seed=seed,
+        ranked=sorted(row_of.values()),
+    )
     now = timezone.now()
     with transaction.atomic():
         BatchRating.objects.filter(league=league).delete()
@@ -214,10 +286,25 @@ def fit_batch_ratings(league_id: int, *, bootstrap: int = 200, seed: int = 0) ->
                 matches=len(games),
                 computed_at=now,
             )
-            for i, bot_id in enumerate(bots)
+            for bot_id, i in sorted(row_of.items())
+        )
+        VersionFit.objects.filter(league=league).delete()
+        VersionFit.objects.bulk_create(
+            VersionFit(
+                league=league,
+                bot_id=bot_of[key],
+                version_id=key[1],
+                elo=float(result.ratings[i]),
+                low=float(result.low[i]),
+                high=float(result.high[i]),
+                games=int(result.games[i]),
+                computed_at=now,
+            )
+            for key, i in index.items()
+            if key[0] == "v"
         )
     logger.info("league %s: batch fit over %d matches", league.name, len(games))
-    return FitReport(league.name, len(bots), len(games), result.bootstrap)
+    return FitReport(league.name, len(row_of), len(games), result.bootstrap)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from arena.models import (
     MatchStatus,
     Participation,
 )
+from arena.ratings import versions
 from arena.ratings.ledger import ZeroSumViolation, match_changes
 from arena.ratings.models import START_RATING, LiveRating, RatedMatch
 from arena.runner import MatchResult
@@ -59,6 +60,7 @@ PARTICIPATION_RESULT_FIELDS = [
     "bank_left_ms",
     "fault_cause",
     "fault_detail",
+    "code_version",
 ]
 
 
@@ -137,6 +139,8 @@ def _apply_ratings(match: Match, league: League, parts: list[Participation], win
         # an entry made before ratings existed; 1500 keeps the league's total 1500 x rows
         rows[bot_id] = LiveRating.objects.create(league=league, bot_id=bot_id)
     by_seat = sorted(parts, key=lambda p: p.seat)
+    # hosted seats: the version that played is rated, the bot's row carries the current one
+    version_rows = versions.lock_for_match(league, by_seat, rows)
     for p in by_seat:
         row = rows[p.bot_id]
         row.updated_at = timezone.now()
@@ -148,7 +152,7 @@ def _apply_ratings(match: Match, league: League, parts: list[Participation], win
             if p.fault_cause and match.end_reason == MatchEndReason.FORFEIT:
                 row.forfeits += 1
     if league.rated:
-        before = [rows[p.bot_id].rating for p in by_seat]
+        before = [versions.rating_before(p, rows, version_rows) for p in by_seat]
         try:
             changes = match_changes(before, [p.team for p in by_seat], winner, league.k_factor)
         except ZeroSumViolation:
@@ -156,20 +160,22 @@ def _apply_ratings(match: Match, league: League, parts: list[Participation], win
             raise
         for p, old, change in zip(by_seat, before, changes, strict=True):
             p.rating_before, p.rating_change, p.rating_after = old, change, old + change
-            rows[p.bot_id].rating = old + change
+            versions.apply_change(p, rows, version_rows, old + change)
         RatedMatch.objects.create(league=league, match=match, k_factor=league.k_factor)
         match.rated = True
     for row in rows.values():
         row.save(update_fields=["rating", "games", "wins", "losses", "forfeits", "updated_at"])
+    versions.save(version_rows)
     if league.rated:
         check_league_total(league)
 
 
 def check_league_total(league: League) -> None:
-    """The league's ratings sum to 1500 per rating row (committed rows plus ours)."""
+    """The league's ratings sum to 1500 per rating row (committed rows plus ours), plus
+    what hosted bots' versions brought in (``arena.ratings.versions.total_adjustment``)."""
     agg = LiveRating.objects.filter(league=league).aggregate(total=Sum("rating"), count=Count("id"))
     count = agg["count"]
-    expected = START_RATING * count
+    expected = START_RATING * count + versions.total_adjustment(league)
     total = agg["total"] if agg["total"] is not None else Decimal(0)
     if Decimal(total).quantize(Decimal("0.0001")) != expected:
         logger.critical(

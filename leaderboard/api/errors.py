@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from arena.hosting.services import HostingError
+from arena.hosting.versiontest import VersionTestError
 from arena.services.bots import BotError
 from arena.services.leagues import LeagueError
 from arena.services.owned_bots import NotFound, NotOwner
@@ -47,6 +48,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return Response(_body(str(exc), "not_owner"), status=status.HTTP_403_FORBIDDEN)
     if isinstance(exc, ReplayUnavailable):
         return Response(_body(str(exc), exc.code), status=exc.status)
+    if isinstance(exc, VersionTestError):
+        # a version test that cannot start as asked (itself, not ready, already running)
+        return Response(_body(str(exc), "invalid_test"), status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, HostingError):
         # an upload or a switch the owner can fix (too big, no such module, not checked)
         return Response(_body(str(exc), "invalid_upload"), status=status.HTTP_400_BAD_REQUEST)

@@ -1,6 +1,8 @@
 """The API of hosted bots (issue 13): create one, upload versions (multipart: ``file`` and
-``entry_point``), list them with their check logs (owner only), switch the active one. The
-checks and changes are ``arena.hosting.services``; refusals answer 400 ``invalid_upload``."""
+``entry_point``), list them with their check logs (owner only), switch the active one; start
+a version test ("is v2 better than v1?") and follow it. The checks and changes are
+``arena.hosting.services`` and ``arena.hosting.versiontest``; refusals answer 400
+``invalid_upload`` / ``invalid_test``."""
 
 from __future__ import annotations
 
@@ -15,7 +17,9 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from arena import names
 from arena.hosting import services as hosting
+from arena.hosting import versiontest
 from arena.hosting.models import CodeVersion
 from arena.services import owned_bots as svc
 from leaderboard.api.base import ArenaView
@@ -106,3 +110,83 @@ class Activate(ArenaView):
         bot = svc.owned_bot(request.user, name)
         version = hosting.do_activate(request.user, bot, number)
         return Response(version_json(version))
+
+
+def _number(data: Any, key: str, kind: type, default: Any) -> Any:
+    value = data.get(key, default) if hasattr(data, "get") else default
+    if value is None or value == "":
+        return default
+    if isinstance(value, bool):
+        raise ValidationError({key: [f"{key} must be a number"]})
+    try:
+        number = kind(value)
+    except (TypeError, ValueError):
+        raise ValidationError({key: [f"{key} must be a number"]}) from None
+    if kind is float and number != number:  # NaN
+        raise ValidationError({key: [f"{key} must be a number"]})
+    if kind is int and number != float(value):
+        raise ValidationError({key: [f"{key} must be a whole number"]})
+    return number
+
+
+class VersionTests(ArenaView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        responses={200: OpenApiTypes.OBJECT, **AUTH_ERRORS},
+        description="Your hosted bot's version tests, newest first, with their progress.",
+    )
+    def get(self, request: Request, name: str) -> Response:
+        bot = svc.owned_bot(request.user, name)
+        return Response(
+            {"bot": bot.name, "tests": [versiontest.to_json(t) for t in versiontest.tests_of(bot)]}
+        )
+
+    @extend_schema(
+        request=OpenApiTypes.OBJECT,
+        responses={201: OpenApiTypes.OBJECT, **AUTH_ERRORS},
+        description="Is `candidate` better than `baseline` (version numbers; `baseline_bot` "
+        "another hosted bot of yours, default this one)? An SPRT on mirrored pairs played on "
+        "the workers, unrated: `elo0` (default 0) and `elo1` (default 50) in logistic Elo, "
+        "`alpha` and `beta` (default 0.05), `max_games` (default 400, even). It stops when "
+        "the LLR crosses ln(beta/(1-alpha)) or ln((1-beta)/alpha), or at the budget.",
+    )
+    def post(self, request: Request, name: str) -> Response:
+        bot = svc.owned_bot(request.user, name)
+        data = request.data
+        candidate = _number(data, "candidate", int, None)
+        baseline = _number(data, "baseline", int, None)
+        for key, value in (("candidate", candidate), ("baseline", baseline)):
+            if value is None:
+                raise ValidationError({key: [f"name the {key} version by its number"]})
+        other_name = data.get("baseline_bot") if hasattr(data, "get") else None
+        other = None
+        if other_name:
+            if not isinstance(other_name, str) or not names.is_valid(other_name):
+                raise ValidationError({"baseline_bot": ["baseline_bot is a bot's name"]})
+            other = svc.find_bot(other_name)
+        defaults = versiontest.SprtSettings()
+        settings = versiontest.SprtSettings(
+            elo0=_number(data, "elo0", float, defaults.elo0),
+            elo1=_number(data, "elo1", float, defaults.elo1),
+            alpha=_number(data, "alpha", float, defaults.alpha),
+            beta=_number(data, "beta", float, defaults.beta),
+            max_games=_number(data, "max_games", int, defaults.max_games),
+        )
+        test = versiontest.do_start(request.user, bot, candidate, baseline, settings, other)
+        test.refresh_from_db()  # embedded mode played it already
+        return Response(versiontest.to_json(test), status=status.HTTP_201_CREATED)
+
+
+class VersionTestDetail(ArenaView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        responses={200: OpenApiTypes.OBJECT, **AUTH_ERRORS},
+        description="A version test: LLR and bounds, games, pentanomial pairs, W/D/L, Elo "
+        "with its 95% interval, verdict (running, H1 accepted, H0 accepted, budget "
+        "exhausted, failed).",
+    )
+    def get(self, request: Request, name: str, pk: int) -> Response:
+        bot = svc.owned_bot(request.user, name)
+        return Response(versiontest.to_json(versiontest.find_test(bot, pk)))

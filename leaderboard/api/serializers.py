@@ -158,6 +158,14 @@ class BotSerializer(serializers.Serializer):
     token_prefix = serializers.CharField(
         required=False, help_text="only for the bot's owner: the token's first characters"
     )
+    versions = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text="hosted bots, bot detail only: each version per league: its games, wins, "
+        "draws, losses, live rating (start_rating: its parent's when it became current), "
+        "whether the bot's rating is this version's (current), and its batch fit "
+        "(elo with a 95% interval) when there is one",
+    )
 
 
 class BotPageSerializer(serializers.Serializer):

@@ -26,6 +26,12 @@ urlpatterns = [
         hosting.Activate.as_view(),
         name="bot-version-activate",
     ),
+    path("bots/<botname:name>/tests/", hosting.VersionTests.as_view(), name="bot-tests"),
+    path(
+        "bots/<botname:name>/tests/<int:pk>/",
+        hosting.VersionTestDetail.as_view(),
+        name="bot-test",
+    ),
     path("matches/", views.MatchList.as_view(), name="matches"),
     path("matches/<id:pk>/", views.MatchDetail.as_view(), name="match"),
     path("matches/<id:pk>/replay/", views.MatchReplay.as_view(), name="match-replay"),

@@ -34,7 +34,7 @@ from leaderboard.api.base import ArenaView, fields_of
 from leaderboard.models import ApiToken
 from leaderboard.reads import leagues as league_reads
 from leaderboard.reads import matches as match_reads
-from leaderboard.reads.bots import connected_now
+from leaderboard.reads.bots import connected_now, version_records
 
 USERNAME = re.compile(r"[\w.@+-]{1,150}")
 #: every view may answer these (401: a bad API key, or none where one is needed)
@@ -199,7 +199,10 @@ class BotDetail(ArenaView):
         if bot is None:
             raise svc.NotFound(f"no bot named {name!r}")
         connected = None if bot.kind == BotKind.HOUSE else connected_now([bot.pk])[bot.pk]
-        return Response(bot_json(bot, request, connected=connected))
+        out = bot_json(bot, request, connected=connected)
+        if bot.kind == BotKind.HOSTED:
+            out["versions"] = [v.to_json() for v in version_records(bot)]
+        return Response(out)
 
 
 class BotToken(ArenaView):

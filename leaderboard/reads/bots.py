@@ -10,10 +10,10 @@ from datetime import datetime
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import Avg, Count, Max, Prefetch, Sum
+from django.db.models import Avg, Count, Max, Prefetch, Q, Sum
 
 from arena.models import Bot, BotKind, BotVersion, Entry, League, Match, MatchStatus, Participation
-from arena.ratings.models import BatchRating, LiveRating
+from arena.ratings.models import BatchRating, LiveRating, VersionFit, VersionRating
 from arena.relay import RelayError, runner_relay
 from leaderboard.charts import elo_band, rating_by_game_svg
 from leaderboard.replays import withhold_seats
@@ -79,6 +79,74 @@ class LeagueStats:
 
 
 @dataclass
+class VersionRecord:
+    """A hosted bot's version in one league: its record, live rating and batch fit."""
+
+    league_slug: str
+    league: str
+    number: int
+    #: the bot's row carries this version's rating
+    current: bool = False
+    games: int = 0
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+    rating: float | None = None
+    start: float | None = None
+    elo: float | None = None
+    low: float | None = None
+    high: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "league": self.league_slug,
+            "version": self.number,
+            "current": self.current,
+            "games": self.games,
+            "wins": self.wins,
+            "draws": self.draws,
+            "losses": self.losses,
+            "rating": self.rating,
+            "start_rating": self.start,
+            "batch": None
+            if self.elo is None
+            else {"elo": round(self.elo, 1), "low": round(self.low or 0, 1),
+                  "high": round(self.high or 0, 1)},
+        }  # fmt: skip
+
+
+def version_records(bot: Bot) -> list[VersionRecord]:
+    """Every version of a hosted bot in every league it played (3 queries), newest version
+    first within a league; empty for other bots."""
+    if bot.kind != BotKind.HOSTED:
+        return []
+    out: dict[tuple[int, int], VersionRecord] = {}
+
+    def rec(league: League, version_id: int, number: int) -> VersionRecord:
+        key = (league.pk, version_id)
+        if key not in out:
+            out[key] = VersionRecord(league.slug, league.name, number)
+        return out[key]
+
+    for r in VersionRating.objects.filter(bot=bot).select_related("league", "version"):
+        v = rec(r.league, r.version_id, r.version.number)
+        v.current, v.rating, v.start = r.current, float(r.rating), float(r.start)
+    for f in VersionFit.objects.filter(bot=bot).select_related("league", "version"):
+        v = rec(f.league, f.version_id, f.version.number)
+        v.elo, v.low, v.high = f.elo, f.low, f.high
+    leagues = {lg.pk: lg for lg in League.objects.filter(participations__bot=bot).distinct()}
+    for league_id, version_id, number, games, wins in (
+        Participation.objects.filter(bot=bot, code_version__isnull=False, won__isnull=False)
+        .values("league_id", "code_version_id", "code_version__number")
+        .annotate(games=Count("id"), wins=Count("id", filter=Q(won=True)))
+        .values_list("league_id", "code_version_id", "code_version__number", "games", "wins")
+    ):
+        v = rec(leagues[league_id], version_id, number)
+        v.games, v.wins, v.losses = games, wins, games - wins
+    return sorted(out.values(), key=lambda v: (v.league, -v.number))
+
+
+@dataclass
 class BotProfile:
     bot: Bot
     ratings: list[LeagueRating]
@@ -87,6 +155,8 @@ class BotProfile:
     #: the cached stats fragment's key
     stats_key: str
     versions: list[BotVersion]
+    #: a hosted bot's versions in the selected league
+    code_versions: list[VersionRecord]
 
 
 def _league_stats(bot: Bot, league: League) -> LeagueStats:
@@ -193,6 +263,11 @@ def bot_profile(bot: Bot, league_slug: str | None = None) -> BotProfile:
             stats = _league_stats(bot, selected.league)
             cache.set(key, stats, timeout=3600)
     versions = list(BotVersion.objects.filter(bot=bot).order_by("-last_seen")[:20])
+    code_versions = [
+        v
+        for v in version_records(bot)
+        if selected is not None and v.league_slug == selected.league.slug
+    ]
     return BotProfile(
         bot=bot,
         ratings=ratings,
@@ -200,6 +275,7 @@ def bot_profile(bot: Bot, league_slug: str | None = None) -> BotProfile:
         stats=stats,
         stats_key=key,
         versions=versions,
+        code_versions=code_versions,
     )
 
 
@@ -207,10 +283,10 @@ def bot_with_version(name: str) -> tuple[Bot, str] | None:
     """The bot (with ``owner_name``) and a version that changes whenever its page would:
     a rated game moves its rating rows' ``updated_at``, a fit its batch rows, a scheduled
     match the latest participation, a match starting the count of running ones, a Hello its
-    versions. One plain SQL statement (see ``leagues.league_with_version``); the version
-    keys the page's cached body."""
+    versions, a hosted bot's switch of version its version rows. One plain SQL statement
+    (see ``leagues.league_with_version``); the version keys the page's cached body."""
     t = {m.__name__: m._meta.db_table for m in (LiveRating, BatchRating, Participation,
-                                                 Match, BotVersion)}  # fmt: skip
+                                                 Match, BotVersion, VersionRating)}  # fmt: skip
     user_table = Bot._meta.get_field("owner").related_model._meta.db_table  # type: ignore[union-attr]
     sql = (
         f"SELECT b.*, (SELECT username FROM {user_table} WHERE id = b.owner_id) AS owner_name,"
@@ -219,14 +295,15 @@ def bot_with_version(name: str) -> tuple[Bot, str] | None:
         f" (SELECT MAX(match_id) FROM {t['Participation']} WHERE bot_id = b.id) AS v_latest,"
         f" (SELECT COUNT(*) FROM {t['Participation']} p JOIN {t['Match']} m"
         f"   ON m.id = p.match_id WHERE p.bot_id = b.id AND m.status = %s) AS v_running,"
-        f" (SELECT MAX(last_seen) FROM {t['BotVersion']} WHERE bot_id = b.id) AS v_hello"
+        f" (SELECT MAX(last_seen) FROM {t['BotVersion']} WHERE bot_id = b.id) AS v_hello,"
+        f" (SELECT MAX(updated_at) FROM {t['VersionRating']} WHERE bot_id = b.id) AS v_code"
         f" FROM {Bot._meta.db_table} b WHERE b.name = %s"
     )
     found = list(Bot.objects.raw(sql, [MatchStatus.RUNNING, name]))
     if not found:
         return None
     bot = found[0]
-    keys = ("rated", "fit", "latest", "running", "hello")
+    keys = ("rated", "fit", "latest", "running", "hello", "code")
     return bot, ":".join(str(getattr(bot, f"v_{k}")) for k in keys)
 
 

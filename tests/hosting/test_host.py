@@ -63,7 +63,7 @@ def test_a_hosted_bot_plays_through_the_gateway(arena: Arena) -> None:
         bot.name,
         arena.address,
         token,
-        lambda: services.version_files(bot.pk),
+        lambda match_id: services.match_version_files(bot.pk, match_id),
         Limits(),
         record=lambda *fault: services.record_fault(bot.pk, *fault),
     )
@@ -182,7 +182,11 @@ def test_a_bot_host_that_goes_away_is_the_arenas_fault(arena: Arena) -> None:
     services.finish_check(v1.pk, "host-test", True, "passed by hand: the check would time out")
     token = services.issue_host_token(bot)
     client, thread = serve_bot(
-        bot.name, arena.address, token, lambda: services.version_files(bot.pk), Limits()
+        bot.name,
+        arena.address,
+        token,
+        lambda match_id: services.match_version_files(bot.pk, match_id),
+        Limits(),
     )
     with ThreadPoolExecutor(1) as pool:
         try:

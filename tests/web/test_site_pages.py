@@ -138,6 +138,8 @@ def test_schema_marks_only_the_operations_that_need_a_user(client: Client) -> No
         "DELETE /api/auth/token/", "GET /api/me/",
         "POST /api/hosted/", "GET /api/bots/{name}/versions/", "POST /api/bots/{name}/versions/",
         "POST /api/bots/{name}/versions/{number}/activate/",
+        "GET /api/bots/{name}/tests/", "POST /api/bots/{name}/tests/",
+        "GET /api/bots/{name}/tests/{id}/",
     ])  # fmt: skip
     assert all({} not in op.get("security", [1]) for ops in schema["paths"].values()
                for op in ops.values())  # fmt: skip

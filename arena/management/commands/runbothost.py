@@ -116,7 +116,7 @@ class Command(BaseCommand):
                 bot.name,
                 gateway,
                 token,
-                functools.partial(services.version_files, pk),
+                functools.partial(services.match_version_files, pk),
                 limits,
                 max_matches=max_matches,
                 record=functools.partial(services.record_fault, pk),
