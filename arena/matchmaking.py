@@ -25,7 +25,7 @@ from __future__ import annotations
 import heapq
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 #: Elo points per unit of the logistic scale (400 / ln 10)
@@ -77,9 +77,14 @@ def information_pairings(
     rng: random.Random,
     *,
     window: int = 8,
+    taken: Iterable[tuple[int, int]] = (),
 ) -> list[tuple[int, int]]:
     """Pairs of entry ids for one round: each entry in at most ``games_per_bot`` pairs (in
-    exactly that many whenever opponents allow), each pair at most once."""
+    exactly that many whenever opponents allow), each pair at most once.
+
+    ``taken``: pairs the round has already (a scheduling run that stopped midway): they
+    count against both entries' games and are not made again, so the pairs returned
+    complete the round rather than double it."""
     if games_per_bot < 1 or len(candidates) < 2:
         return []
     jitter = {c.entry: rng.random() for c in candidates}
@@ -87,6 +92,11 @@ def information_pairings(
     pos = {c.entry: i for i, c in enumerate(order)}
     need = {c.entry: games_per_bot for c in candidates}
     met: set[tuple[int, int]] = set()
+    for a, b in taken:
+        met.add((min(a, b), max(a, b)))
+        for e in (a, b):
+            if e in need:
+                need[e] = max(0, need[e] - 1)
     pairs: list[tuple[int, int]] = []
     # who chooses first: provisional bots, then the most uncertain
     queue = [(not c.provisional, -c.sigma, jitter[c.entry], c.entry) for c in candidates]
@@ -138,10 +148,16 @@ def _best_opponent(
         span *= 2
 
 
-def slots(pairs: Sequence[tuple[int, int]]) -> list[int]:
+def slots(
+    pairs: Sequence[tuple[int, int]], taken: Iterable[tuple[int, int, int]] = ()
+) -> list[int]:
     """A slot per pair such that no entry plays twice in one slot (a remote bot is never asked
-    to play two matches of one slot at once): greedy, at most 2 x games_per_bot - 1 slots."""
+    to play two matches of one slot at once): greedy, at most 2 x games_per_bot - 1 slots.
+    ``taken``: (entry, entry, slot) of the pairs the round has already."""
     used: dict[int, set[int]] = {}
+    for a, b, slot in taken:
+        used.setdefault(a, set()).add(slot)
+        used.setdefault(b, set()).add(slot)
     out = []
     for a, b in pairs:
         taken = used.setdefault(a, set()) | used.setdefault(b, set())

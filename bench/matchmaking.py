@@ -148,8 +148,11 @@ def main() -> None:
     true = np.random.default_rng(args.seed).normal(1500, 200, args.bots)
     t0 = time.perf_counter()
     rr_games, rr_rho, rr_width = round_robin(true, args.bootstrap, args.seed)
-    print(f"round robin, one round: {rr_games:,} games, spearman {rr_rho:.4f}, mean 95% rank "
-          f"interval {rr_width:.1f} places ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
+    print(
+        f"round robin, one round: {rr_games:,} games, spearman {rr_rho:.4f}, mean 95% rank "
+        f"interval {rr_width:.1f} places ({time.perf_counter() - t0:.0f} s)",
+        file=sys.stderr,
+    )
     k = args.games_per_bot
     info, sched = run_rounds("information", true, k, targets, args.bootstrap, args.seed, True,
                              rr_games)  # fmt: skip
