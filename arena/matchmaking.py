@@ -80,7 +80,8 @@ def information_pairings(
     taken: Iterable[tuple[int, int]] = (),
 ) -> list[tuple[int, int]]:
     """Pairs of entry ids for one round: each entry in at most ``games_per_bot`` pairs (in
-    exactly that many whenever opponents allow), each pair at most once.
+    exactly that many whenever opponents allow: a greedy pass, then swaps for the few it
+    left short), each pair at most once.
 
     ``taken``: pairs the round has already (a scheduling run that stopped midway): they
     count against both entries' games and are not made again, so the pairs returned
@@ -117,7 +118,88 @@ def information_pairings(
         need[best] -= 1
         if need[entry]:
             heapq.heappush(queue, (not me.provisional, -me.sigma, rng.random(), entry))
-    return pairs
+    return _complete(pairs, need, met, order, pos, by_entry, window)
+
+
+def _key(a: int, b: int) -> tuple[int, int]:
+    return (a, b) if a < b else (b, a)
+
+
+def _complete(
+    pairs: list[tuple[int, int]],
+    need: dict[int, int],
+    met: set[tuple[int, int]],
+    order: Sequence[Candidate],
+    pos: dict[int, int],
+    by_entry: dict[int, Candidate],
+    window: int,
+) -> list[tuple[int, int]]:
+    """Give the bots the greedy pass left short their games where a swap allows: bots x
+    and y (x itself, when it lacks two) still need a game and every opponent left is one
+    they met, but a pair (u, v) of this round near x has u new to x and v new to y: (u, v)
+    becomes (x, u) and (y, v), u and v keep their count. Provisional bots first. Few bots
+    are short (about games_per_bot of them), each looks at the pairs of its ``window``
+    neighbours (more only in small leagues), so the cost stays linear."""
+    short = sorted(
+        (e for e, left in need.items() if left),
+        key=lambda e: (not by_entry[e].provisional, -by_entry[e].sigma),
+    )
+    if not short:
+        return pairs
+    chosen = dict.fromkeys(pairs)
+    of: dict[int, set[tuple[int, int]]] = {}
+    for a, b in pairs:
+        of.setdefault(a, set()).add((a, b))
+        of.setdefault(b, set()).add((a, b))
+    limit = max(4 * window, 256)
+    for x in short:
+        while need[x]:
+            swap = _find_swap(x, short, need, met, order, pos[x], of, window, limit)
+            if swap is None:
+                break
+            (u, v), (y, p, q) = swap
+            del chosen[(u, v)]
+            met.discard((u, v))
+            of[u].discard((u, v))
+            of[v].discard((u, v))
+            for a, b in ((x, p), (y, q)):
+                k = _key(a, b)
+                chosen[k] = None
+                met.add(k)
+                of.setdefault(a, set()).add(k)
+                of.setdefault(b, set()).add(k)
+            need[x] -= 1
+            need[y] -= 1
+    return list(chosen)
+
+
+def _find_swap(
+    x: int,
+    short: Sequence[int],
+    need: dict[int, int],
+    met: set[tuple[int, int]],
+    order: Sequence[Candidate],
+    at: int,
+    of: dict[int, set[tuple[int, int]]],
+    window: int,
+    limit: int,
+) -> tuple[tuple[int, int], tuple[int, int, int]] | None:
+    partners = [y for y in short if need[y] and (y != x or need[x] >= 2)]
+    span = window
+    while True:
+        for i in range(max(0, at - span), min(len(order), at + span + 1)):
+            for u, v in of.get(order[i].entry, ()):
+                if x in (u, v):
+                    continue
+                for y in partners:
+                    if y in (u, v):
+                        continue
+                    for p, q in ((u, v), (v, u)):
+                        if _key(x, p) not in met and _key(y, q) not in met:
+                            return (u, v), (y, p, q)
+        if span >= len(order) or span >= limit:
+            return None
+        span *= 2
 
 
 def _best_opponent(
