@@ -242,8 +242,8 @@ def slots(
         used.setdefault(b, set()).add(slot)
     out = []
     for a, b in pairs:
-        taken = used.setdefault(a, set()) | used.setdefault(b, set())
-        slot = next(s for s in range(len(taken) + 1) if s not in taken)
+        busy = used.setdefault(a, set()) | used.setdefault(b, set())
+        slot = next(s for s in range(len(busy) + 1) if s not in busy)
         used[a].add(slot)
         used[b].add(slot)
         out.append(slot)

@@ -76,3 +76,29 @@ def test_slots_never_give_a_bot_two_matches_at_once() -> None:
         assert (a, s) not in seen and (b, s) not in seen
         seen |= {(a, s), (b, s)}
     assert max(given) < 2 * 10 - 1
+
+
+def test_a_round_completed_from_the_pairs_it_has_is_never_doubled() -> None:
+    league, k = _league(120), 6
+    whole = information_pairings(league, k, random.Random(7))
+    have = whole[: len(whole) // 3]  # a scheduling run that stopped a third of the way
+    rest = information_pairings(league, k, random.Random(8), taken=have)
+    pairs = have + rest
+    assert len(set(pairs)) == len(pairs)
+    per_bot = Counter(e for pair in pairs for e in pair)
+    assert all(per_bot[c.entry] == k for c in league)
+    given = slots(rest, [(a, b, s) for (a, b), s in zip(have, slots(have), strict=True)])
+    seen: Counter[tuple[int, int]] = Counter()
+    for (a, b), s in zip(pairs, slots(have) + given, strict=True):
+        seen.update([(a, s), (b, s)])
+    assert max(seen.values()) == 1
+
+
+def test_swaps_complete_rounds_the_greedy_pass_leaves_short() -> None:
+    # six bots, three games each: a 3-regular graph exists, and the greedy pass alone often
+    # ends with two bots that already met each other still needing a game
+    for seed in range(200):
+        rng = random.Random(seed)
+        league = [Candidate(i, rng.gauss(1500, 200), 60.0, 100) for i in range(6)]
+        pairs = information_pairings(league, 3, random.Random(seed + 1000))
+        assert len(set(pairs)) == len(pairs) == 9, seed

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from collections import Counter
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -74,13 +75,14 @@ def assert_sound_round(rnd: Round, k: int) -> Counter[int]:
 
 
 def test_settings_of_the_format_are_checked(db: None) -> None:
-    for changes, field, message in [
+    refusals: list[tuple[dict[str, Any], str, str]] = [
         ({"format": "swiss"}, "format", "unknown format 'swiss': use round_robin or information"),
         ({"games_per_bot": 0}, "games_per_bot", "games per bot and round must be between 1"),
         ({"seats": 4}, "format", "single games between two bots.*needs round robin"),
         ({"deals": "mirrored"}, "deals", "no pairs to mirror: use independent deals"),
         ({"pairs_per_pairing": 2}, "pairs_per_pairing", "pairs per pairing is a round-robin"),
-    ]:
+    ]
+    for changes, field, message in refusals:
         bad = svc.LeagueSettings(name="Bad", **{"format": "information", **changes})
         with pytest.raises(svc.LeagueError, match=message) as caught:
             svc.do_create_league(bad)
