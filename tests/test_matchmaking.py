@@ -9,6 +9,7 @@ import pytest
 
 from arena.matchmaking import (
     PROVISIONAL_GAMES,
+    SPREAD,
     UNKNOWN_SIGMA,
     Candidate,
     information_pairings,
@@ -38,12 +39,25 @@ def test_every_bot_gets_its_games_and_no_pair_meets_twice(n: int, k: int) -> Non
 
 def test_opponents_are_close_in_rating() -> None:
     league = _league(400)
-    pairs = information_pairings(league, 8, random.Random(3))
-    rating = {c.entry: c.rating for c in league}
-    chosen = sum(abs(rating[a] - rating[b]) for a, b in pairs) / len(pairs)
+    by_entry = {c.entry: c for c in league}
     rng = random.Random(4)
-    blind = sum(abs(rng.gauss(0, 283)) for _ in pairs) / len(pairs)  # two N(., 200) apart
-    assert chosen < blind / 4
+    blind = sum(abs(rng.gauss(0, 283)) for _ in range(3200)) / 3200  # two N(., 200) apart
+    # the nearest neighbours: very close
+    pairs = information_pairings(league, 8, random.Random(3), spread=0)
+    gap = [abs(by_entry[a].rating - by_entry[b].rating) for a, b in pairs]
+    assert sum(gap) / len(gap) < blind / 4
+    # drawn (the default): within the uncertainty of the difference, wider than that only
+    # where the range ran out of opponents
+    pairs = information_pairings(league, 8, random.Random(3))
+    assert pairs != information_pairings(league, 8, random.Random(3), spread=0)
+    inside = [
+        abs(by_entry[a].rating - by_entry[b].rating)
+        <= SPREAD * 2**0.5 * max(by_entry[a].sigma, by_entry[b].sigma)
+        for a, b in pairs
+    ]
+    assert sum(inside) / len(inside) > 0.9
+    gap = [abs(by_entry[a].rating - by_entry[b].rating) for a, b in pairs]
+    assert sum(gap) / len(gap) < blind / 2
 
 
 def test_provisional_bots_are_served_first_when_opponents_run_short() -> None:

@@ -35,6 +35,7 @@ from arena.models import (
     Match,
     MatchStatus,
     Round,
+    RoundStatus,
 )
 from arena.ratings.services import fit_batch_ratings, recompute_ratings, standings
 from arena.services import leagues as svc
@@ -383,6 +384,13 @@ class Command(BaseCommand):
             else Round.objects.filter(league=league).order_by("-number").first()
         )
         assert rnd is not None
+        if rnd.status == RoundStatus.SCHEDULING:
+            # another process took over writing it (information format): its matches are
+            # played once it is written
+            raise CommandError(
+                f"round {rnd.number} of {league.name} is being scheduled by another process; "
+                "run this again once it is written"
+            )
         total = rnd.matches.count()
         verb = "scheduled" if scheduled is not None else "still playing; finishing"
         self.stdout.write(f"round {rnd.number} of {league.name}: {verb}, {total} matches")
