@@ -11,7 +11,8 @@ league is made of house bots with a rating history (90% rated over 200 games wit
 ~ N(1500, 200), 10% new), as the matchmaking would find a league that has played a while.
 
 Per case: wall time of ``do_schedule_round`` (median and best of ``--repeat`` rounds, each
-a new round of the same league, the same statistic on both sides of every ratio), the peak
+a new round of the same league, the cases' rounds interleaved so that they share the
+machine's load; the same statistic on both sides of every ratio), the peak
 of Python allocations during one more round (tracemalloc; not the process's RSS), SQL
 statements of one more round (django's CaptureQueriesContext), transactions and the rows
 (matches + participations) of the largest. Round robin for 1,000 bots (999,000 matches)
@@ -104,34 +105,42 @@ def schedule(league: League) -> Scheduled:
     return scheduled
 
 
-def measure(label: str, league: League, repeat: int) -> dict[str, float]:
-    times = []
+def measure(cases: list[tuple[str, League]], repeat: int) -> list[dict[str, float]]:
+    """Timed rounds interleaved (case by case, ``repeat`` times) so that every case sees the
+    same machine load; then one traced round and one counted round per case."""
+    times: list[list[float]] = [[] for _ in cases]
+    matches = [0] * len(cases)
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        scheduled = schedule(league)
-        times.append(time.perf_counter() - t0)
-    tracemalloc.start()
-    schedule(league)
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    with CaptureQueriesContext(connection) as captured:
-        counted = schedule(league)
-    row = {
-        "matches": len(scheduled.matches),
-        "median_s": statistics.median(times),
-        "best_s": min(times),
-        "peak_mb": peak / 2**20,
-        "statements": len(captured.captured_queries),
-        "transactions": counted.transactions,
-        "largest_rows": counted.largest_transaction_rows,
-    }
-    print(
-        f"  {label:<34} {row['matches']:>8,} {row['median_s']:>9.2f} {row['best_s']:>8.2f} "
-        f"{row['peak_mb']:>9.1f} {row['statements']:>6} {row['transactions']:>5} "
-        f"{row['largest_rows']:>9,}",
-        flush=True,
-    )
-    return row
+        for i, (_, league) in enumerate(cases):
+            t0 = time.perf_counter()
+            scheduled = schedule(league)
+            times[i].append(time.perf_counter() - t0)
+            matches[i] = len(scheduled.matches)
+    rows = []
+    for i, (label, league) in enumerate(cases):
+        tracemalloc.start()
+        schedule(league)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        with CaptureQueriesContext(connection) as captured:
+            counted = schedule(league)
+        row = {
+            "matches": matches[i],
+            "median_s": statistics.median(times[i]),
+            "best_s": min(times[i]),
+            "peak_mb": peak / 2**20,
+            "statements": len(captured.captured_queries),
+            "transactions": counted.transactions,
+            "largest_rows": counted.largest_transaction_rows,
+        }
+        print(
+            f"  {label:<34} {row['matches']:>8,} {row['median_s']:>9.2f} {row['best_s']:>8.2f} "
+            f"{row['peak_mb']:>9.1f} {row['statements']:>6} {row['transactions']:>5} "
+            f"{row['largest_rows']:>9,}",
+            flush=True,
+        )
+        rows.append(row)
+    return rows
 
 
 def main() -> None:
@@ -152,17 +161,18 @@ def main() -> None:
         f"  {'case':<34} {'matches':>8} {'median s':>9} {'best s':>8} {'peak MiB':>9} "
         f"{'stmts':>6} {'txns':>5} {'max rows':>9}"
     )
-    info_big = measure(
-        f"information, {big} bots", make_league("Bench info big", big, "information", k),
-        args.repeat,
-    )  # fmt: skip
-    info_small = measure(
-        f"information, {small} bots", make_league("Bench info small", small, "information", k),
-        args.repeat,
-    )  # fmt: skip
-    rr_small = measure(
-        f"round robin, {small} bots",
-        make_league("Bench rr small", small, "round_robin", k),
+    info_big, info_small, rr_small = measure(
+        [
+            (f"information, {big} bots", make_league("Bench info big", big, "information", k)),
+            (
+                f"information, {small} bots",
+                make_league("Bench info small", small, "information", k),
+            ),
+            (
+                f"round robin, {small} bots",
+                make_league("Bench rr small", small, "round_robin", k),
+            ),
+        ],
         args.repeat,
     )
     print(f"ratios (median time; the same statistic on both sides), {small} bots:")
