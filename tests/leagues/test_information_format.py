@@ -307,3 +307,20 @@ def test_a_small_league_plays_rounds_to_completion_in_embedded_mode(tmp_path) ->
     games = [int(line.split()[-4]) for line in standings[2:]]
     assert games == [6] * 6, standings  # three games a round each
     assert PROVISIONAL_GAMES > 6  # all of them still provisional, so all served first
+
+
+def test_pages_and_the_api_show_the_format(db: None, client, settings) -> None:  # noqa: ANN001
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    league = big_league("Shown", 30, games_per_bot=4, provisional=30)
+    scheduled = do_schedule_round(league, enqueue=False)
+    assert scheduled is not None
+    page = client.get(f"/leagues/{league.slug}/").content.decode()
+    assert "information matchmaking, 4 games per bot a round" in page
+    match = client.get(f"/matches/{scheduled.matches[0]}/").content.decode()
+    assert "a single game (information matchmaking)" in match
+    detail = client.get(f"/api/leagues/{league.slug}/").json()
+    assert (detail["format"], detail["games_per_bot"]) == ("information", 4)
+    svc.do_create_league(svc.LeagueSettings(name="Shown RR"))
+    rr = client.get("/api/leagues/shown-rr/").json()
+    assert (rr["format"], rr["games_per_bot"]) == ("round_robin", None)
+    assert "round robin" in client.get("/leagues/shown-rr/").content.decode()
