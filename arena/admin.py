@@ -113,8 +113,10 @@ class EntryInline(admin.TabularInline):  # type: ignore[type-arg]
 @admin.register(League)
 class LeagueAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     form = LeagueForm
-    list_display = ["name", "mode", "seats", "status", "rated", "open_for_entries", "schedule"]
-    list_filter = ["status", "mode", "seats"]
+    list_display = [
+        "name", "mode", "seats", "format", "status", "rated", "open_for_entries", "schedule",
+    ]  # fmt: skip
+    list_filter = ["status", "mode", "seats", "format"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
     inlines = [EntryInline]
@@ -160,9 +162,13 @@ class LeagueAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 @admin.register(Round)
 class RoundAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
-    list_display = ["league", "number", "status", "created_at", "completed_at"]
+    list_display = [
+        "league", "number", "status", "scheduled_matches", "created_at", "completed_at",
+    ]  # fmt: skip
     list_filter = ["status", "league"]
-    readonly_fields = ["league", "number", "status", "created_at", "completed_at"]
+    readonly_fields = [
+        "league", "number", "status", "scheduled_matches", "created_at", "completed_at",
+    ]  # fmt: skip
 
 
 PARTICIPATION_FIELDS = [

@@ -140,6 +140,16 @@ class DealMode(models.TextChoices):
     MIRRORED = "mirrored", "mirrored pairs"
 
 
+class LeagueFormat(models.TextChoices):
+    """Who meets whom in a round (``arena.scheduling``, ``arena.matchmaking``)."""
+
+    #: every pairing every round (n(n-1)/2 pairings): the default, for small leagues
+    ROUND_ROBIN = "round_robin", "round robin"
+    #: each bot ``games_per_bot`` single games a round against the opponents whose games
+    #: tell the most (close in rating, uncertain ones first), for large leagues
+    INFORMATION = "information", "information matchmaking"
+
+
 class SeedField(models.CharField):  # type: ignore[type-arg]
     """A match seed (``arena.deals.SEED_BITS`` bits) stored as its decimal digits, read
     back as an ``int``. Text, because neither bigint nor SQLite's numbers hold 128 bits
@@ -196,7 +206,19 @@ class League(models.Model):
     #: independent deals (default) or mirrored pairs (house bots only: ``arena.deals``)
     deals = models.CharField(max_length=16, choices=DealMode.choices,
                              default=DealMode.INDEPENDENT)
-    #: pairs of games (teams swapped) per pairing per round
+    #: round robin (every pairing every round) or information matchmaking
+    #: (``games_per_bot`` a round, ``arena.matchmaking``)
+    format = models.CharField(
+        max_length=16, choices=LeagueFormat.choices, default=LeagueFormat.ROUND_ROBIN,
+        help_text="round robin: every pairing every round, n(n-1)/2 pairings, for small "
+        "leagues; information matchmaking: each bot games-per-bot single games a round "
+        "against opponents close in rating (2 seats, independent deals), for large ones",
+    )  # fmt: skip
+    #: the information format's games per bot and round (round robin ignores it)
+    games_per_bot = models.PositiveSmallIntegerField(
+        default=10, help_text="information matchmaking: games each bot plays a round"
+    )
+    #: pairs of games (teams swapped) per pairing per round (round robin)
     pairs_per_pairing = models.PositiveSmallIntegerField(default=1)
     decision_ms = models.PositiveIntegerField(default=5_000)
     bank_ms = models.PositiveIntegerField(default=60_000)
@@ -257,6 +279,9 @@ class Entry(models.Model):
 
 
 class RoundStatus(models.TextChoices):
+    #: its matches are being written in batches (``arena.services.matchmade``); none is
+    #: sent yet, and a scheduler that runs again finishes the round, never doubles it
+    SCHEDULING = "scheduling", "scheduling"
     #: some match is queued or running
     PLAYING = "playing", "playing"
     #: every match is finished or void
@@ -271,6 +296,9 @@ class Round(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     completed_at = models.DateTimeField(null=True, blank=True)
+    #: matches written so far (a round scheduled in batches moves it with a compare-and-set
+    #: per batch, so two schedulers of one round never both write)
+    scheduled_matches = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["league", "number"]

@@ -217,6 +217,9 @@ ARENA_REQUEUE_AFTER_SECONDS = env_int("ARENA_REQUEUE_AFTER_SECONDS", default=600
 #: matches a round played in one process (`manage.py league run`, the demo) plays at once:
 #: a slow bot's matches do not hold the others back
 ARENA_ROUND_CONCURRENCY = env_int("ARENA_ROUND_CONCURRENCY", default=4, minimum=1, maximum=64)
+#: matches an information-format round writes per transaction (with their participations:
+#: three rows each); a round of 1,000 bots x 10 games is 5 such transactions
+ARENA_SCHEDULE_BATCH = env_int("ARENA_SCHEDULE_BATCH", default=1000, minimum=1, maximum=50_000)
 #: the `arena.run_match` task's soft time limit (its hard limit is 60 s more)
 ARENA_MATCH_TIME_LIMIT_SECONDS = env_int("ARENA_MATCH_TIME_LIMIT_SECONDS", default=3600, minimum=10)
 

@@ -9,6 +9,7 @@ import pytest
 
 from arena.matchmaking import (
     PROVISIONAL_GAMES,
+    SPREAD,
     UNKNOWN_SIGMA,
     Candidate,
     information_pairings,
@@ -38,12 +39,25 @@ def test_every_bot_gets_its_games_and_no_pair_meets_twice(n: int, k: int) -> Non
 
 def test_opponents_are_close_in_rating() -> None:
     league = _league(400)
-    pairs = information_pairings(league, 8, random.Random(3))
-    rating = {c.entry: c.rating for c in league}
-    chosen = sum(abs(rating[a] - rating[b]) for a, b in pairs) / len(pairs)
+    by_entry = {c.entry: c for c in league}
     rng = random.Random(4)
-    blind = sum(abs(rng.gauss(0, 283)) for _ in pairs) / len(pairs)  # two N(., 200) apart
-    assert chosen < blind / 4
+    blind = sum(abs(rng.gauss(0, 283)) for _ in range(3200)) / 3200  # two N(., 200) apart
+    # the nearest neighbours: very close
+    pairs = information_pairings(league, 8, random.Random(3), spread=0)
+    gap = [abs(by_entry[a].rating - by_entry[b].rating) for a, b in pairs]
+    assert sum(gap) / len(gap) < blind / 4
+    # drawn (the default): within the uncertainty of the difference, wider than that only
+    # where the range ran out of opponents
+    pairs = information_pairings(league, 8, random.Random(3))
+    assert pairs != information_pairings(league, 8, random.Random(3), spread=0)
+    inside = [
+        abs(by_entry[a].rating - by_entry[b].rating)
+        <= SPREAD * 2**0.5 * max(by_entry[a].sigma, by_entry[b].sigma)
+        for a, b in pairs
+    ]
+    assert sum(inside) / len(inside) > 0.9
+    gap = [abs(by_entry[a].rating - by_entry[b].rating) for a, b in pairs]
+    assert sum(gap) / len(gap) < blind / 2
 
 
 def test_provisional_bots_are_served_first_when_opponents_run_short() -> None:
@@ -76,3 +90,29 @@ def test_slots_never_give_a_bot_two_matches_at_once() -> None:
         assert (a, s) not in seen and (b, s) not in seen
         seen |= {(a, s), (b, s)}
     assert max(given) < 2 * 10 - 1
+
+
+def test_a_round_completed_from_the_pairs_it_has_is_never_doubled() -> None:
+    league, k = _league(120), 6
+    whole = information_pairings(league, k, random.Random(7))
+    have = whole[: len(whole) // 3]  # a scheduling run that stopped a third of the way
+    rest = information_pairings(league, k, random.Random(8), taken=have)
+    pairs = have + rest
+    assert len(set(pairs)) == len(pairs)
+    per_bot = Counter(e for pair in pairs for e in pair)
+    assert all(per_bot[c.entry] == k for c in league)
+    given = slots(rest, [(a, b, s) for (a, b), s in zip(have, slots(have), strict=True)])
+    seen: Counter[tuple[int, int]] = Counter()
+    for (a, b), s in zip(pairs, slots(have) + given, strict=True):
+        seen.update([(a, s), (b, s)])
+    assert max(seen.values()) == 1
+
+
+def test_swaps_complete_rounds_the_greedy_pass_leaves_short() -> None:
+    # six bots, three games each: a 3-regular graph exists, and the greedy pass alone often
+    # ends with two bots that already met each other still needing a game
+    for seed in range(200):
+        rng = random.Random(seed)
+        league = [Candidate(i, rng.gauss(1500, 200), 60.0, 100) for i in range(6)]
+        pairs = information_pairings(league, 3, random.Random(seed + 1000))
+        assert len(set(pairs)) == len(pairs) == 9, seed

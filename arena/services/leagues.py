@@ -18,7 +18,16 @@ from django.db import transaction
 from django.utils.text import slugify
 
 from arena.deals import MIRRORED_REFUSAL
-from arena.models import Bot, BotKind, DealMode, Entry, League, LeagueMode, LeagueStatus
+from arena.models import (
+    Bot,
+    BotKind,
+    DealMode,
+    Entry,
+    League,
+    LeagueFormat,
+    LeagueMode,
+    LeagueStatus,
+)
 from arena.ratings.models import LiveRating
 from arena.runner import FaultAction, FaultCause, FaultPolicy, TimeControl
 from arena.services.errors import LeagueError
@@ -50,6 +59,9 @@ class LeagueSettings:
     ruleset: str = "standard"
     #: independent deals (default) or mirrored pairs (house bots only, ``arena.deals``)
     deals: str = DealMode.INDEPENDENT
+    #: round robin (default) or information matchmaking (``games_per_bot`` a round)
+    format: str = LeagueFormat.ROUND_ROBIN
+    games_per_bot: int = 10
     pairs_per_pairing: int = 1
     decision_ms: int = TimeControl.decision_ms
     bank_ms: int = TimeControl.bank_ms
@@ -142,6 +154,7 @@ def check_league_settings(s: LeagueSettings, *, league: League | None = None) ->
         raise LeagueError(
             f"unknown deals {s.deals!r}: use {' or '.join(DealMode.values)}", "deals"
         )
+    check_format(s)
     if s.deals == DealMode.MIRRORED and league is not None:
         check_memory_controlled(e.bot for e in active_entries(league))
     if league is not None and league.rounds.exists():
@@ -152,6 +165,41 @@ def check_league_settings(s: LeagueSettings, *, league: League | None = None) ->
                     f"{league.rounds.count()}); make a new league instead",
                     key,
                 )
+
+
+#: why the information format plays single games of two seats, dealt independently
+INFORMATION_SINGLE_GAMES = (
+    "the information format plays single games between two bots, each dealt on its own, "
+    "against opponents picked by rating"
+)
+
+
+def check_format(s: LeagueSettings) -> None:
+    """Refuse a format the league's other settings cannot play."""
+    if s.format not in LeagueFormat.values:
+        raise LeagueError(
+            f"unknown format {s.format!r}: use {' or '.join(LeagueFormat.values)}", "format"
+        )
+    _bounded("games_per_bot", s.games_per_bot, 1, 200, "games per bot and round")
+    if s.format != LeagueFormat.INFORMATION:
+        return
+    if s.seats != 2:
+        raise LeagueError(
+            f"{INFORMATION_SINGLE_GAMES}: a {s.seats}-seat league of teams needs round robin",
+            "format",
+        )
+    if s.deals == DealMode.MIRRORED:
+        raise LeagueError(
+            f"{INFORMATION_SINGLE_GAMES}, so it has no pairs to mirror: use independent deals, "
+            "or round robin for mirrored pairs",
+            "deals",
+        )
+    if s.pairs_per_pairing != 1:
+        raise LeagueError(
+            f"{INFORMATION_SINGLE_GAMES}: pairs per pairing is a round-robin setting (set it "
+            "to 1; games per bot says how many games a bot plays a round)",
+            "pairs_per_pairing",
+        )
 
 
 @transaction.atomic

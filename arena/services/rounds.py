@@ -21,6 +21,7 @@ from arena.models import (
     DealMode,
     Entry,
     League,
+    LeagueFormat,
     Match,
     MatchStatus,
     Participation,
@@ -29,6 +30,7 @@ from arena.models import (
 )
 from arena.scheduling import Pairing, meetings, pair_games, round_pairings
 from arena.services.leagues import LeagueError, check_can_schedule
+from arena.services.matchmade import OnBatch, do_write_round
 
 logger = logging.getLogger(__name__)
 
@@ -63,11 +65,18 @@ class Scheduled:
     round: Round
     created: bool
     matches: list[int] = field(default_factory=list)
+    #: transactions the scheduling took, and the rows (matches, participations) of the
+    #: largest: one for round robin, bounded batches for the information format
+    transactions: int = 1
+    largest_transaction_rows: int = 0
 
 
-@transaction.atomic
 def do_schedule_round(
-    league: League, *, enqueue: bool = True, when_previous_incomplete: bool = False
+    league: League,
+    *,
+    enqueue: bool = True,
+    when_previous_incomplete: bool = False,
+    on_batch: OnBatch | None = None,
 ) -> Scheduled | None:
     """Start the league's next round: its matches (queued) and their participations.
 
@@ -75,12 +84,46 @@ def do_schedule_round(
     the second finds the round the first made still playing and does nothing (None). The
     unique constraints (league, number) and (round, pairing, pair, mirror) make even a
     scheduler that bypassed the lock harmless. ``when_previous_incomplete`` starts a new
-    round although the last one is still playing."""
-    league = League.objects.select_for_update().get(pk=league.pk)
-    last = league.rounds.order_by("-number").first()
-    if last is not None and last.status == RoundStatus.PLAYING and not when_previous_incomplete:
+    round although the last one is still playing.
+
+    Round robin writes the round in one transaction. The information format writes it in
+    batches (``arena.services.matchmade``; ``on_batch`` hears of each): a round left in
+    status ``scheduling`` by a run that stopped midway is finished by the next call, and
+    None means another scheduler is finishing it."""
+    with transaction.atomic():
+        league = League.objects.select_for_update().get(pk=league.pk)
+        last = league.rounds.order_by("-number").first()
+        resume = last is not None and last.status == RoundStatus.SCHEDULING
+        if not resume and last is not None and last.status == RoundStatus.PLAYING:
+            if not when_previous_incomplete:
+                return None
+        entries = check_can_schedule(league)
+        if resume:
+            assert last is not None
+            rnd = last  # a run that stopped midway: finish this round, start no other
+        elif league.format != LeagueFormat.INFORMATION:
+            return _schedule_round_robin(league, last, entries, enqueue=enqueue)
+        else:
+            number = 1 if last is None else last.number + 1
+            rnd = Round.objects.create(league=league, number=number, status=RoundStatus.SCHEDULING)
+    written = do_write_round(league, rnd, entries, enqueue=enqueue, on_batch=on_batch)
+    if written is None:
         return None
-    entries = check_can_schedule(league)
+    logger.info(
+        "league %s: round %d scheduled, %d matches (%d written now) in %d transactions",
+        league.name, rnd.number, len(written.matches), written.new, written.transactions,
+    )  # fmt: skip
+    rnd.refresh_from_db()
+    # + 1: the transaction that made the round (the league row locked)
+    return Scheduled(
+        rnd, True, written.matches, written.transactions + 1, written.largest_transaction_rows
+    )
+
+
+def _schedule_round_robin(
+    league: League, last: Round | None, entries: list[Entry], *, enqueue: bool
+) -> Scheduled:
+    """Every pairing, in the caller's transaction (the league row locked)."""
     number = 1 if last is None else last.number + 1
     rnd, created = Round.objects.get_or_create(league=league, number=number)
     if not created and rnd.matches.exists():
@@ -136,11 +179,13 @@ def do_schedule_round(
                     )
                 )
     Participation.objects.bulk_create(participations)
+    Round.objects.filter(pk=rnd.pk).update(scheduled_matches=len(matches))
+    rnd.scheduled_matches = len(matches)
     if enqueue:
         for match in matches:
             enqueue_match(match.pk)
     logger.info("league %s: round %d scheduled, %d matches", league.name, number, len(matches))
-    return Scheduled(rnd, True, [m.pk for m in matches])
+    return Scheduled(rnd, True, [m.pk for m in matches], 1, len(matches) + len(participations))
 
 
 def do_complete_round_if_done(round_id: int) -> bool:
@@ -225,7 +270,7 @@ def do_reap() -> DueReport:
         Q(status=MatchStatus.QUEUED),
         Q(not_before__isnull=True) | Q(not_before__lte=now),
         sent_long_ago,
-    )
+    ).exclude(round__status=RoundStatus.SCHEDULING)  # sent once the round is written
     for found, ids in ((expired, report.reaped), (lost, report.requeued)):
         for match_id, enqueued in found.values_list("id", "enqueued_at")[:10_000]:
             if ids is report.requeued and match_id in held:
@@ -257,9 +302,11 @@ def do_reap() -> DueReport:
     return report
 
 
-def do_schedule_due_rounds(league_id: int | None = None) -> DueReport:
+def do_schedule_due_rounds(
+    league_id: int | None = None, *, on_batch: OnBatch | None = None
+) -> DueReport:
     """The periodic job: reap, then (for a league whose beat entry fired) start its next
-    round unless the last one is still playing."""
+    round unless the last one is still playing (or finish one left half scheduled)."""
     report = do_reap()
     if league_id is None:
         return report
@@ -268,12 +315,12 @@ def do_schedule_due_rounds(league_id: int | None = None) -> DueReport:
         report.refused = f"no league with id {league_id}"
         return report
     try:
-        report.scheduled = do_schedule_round(league)
+        report.scheduled = do_schedule_round(league, on_batch=on_batch)
     except LeagueError as exc:
         report.refused = str(exc)
         logger.warning("league %s: no round scheduled: %s", league.name, exc)
         return report
     if report.scheduled is None:
-        report.refused = "the last round is still playing"
+        report.refused = "the last round is still playing (or being scheduled elsewhere)"
         logger.info("league %s: the last round is still playing; no new round", league.name)
     return report

@@ -10,7 +10,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from arena import names
-from arena.models import LeagueMode, LeagueStatus, MatchStatus
+from arena.models import LeagueFormat, LeagueMode, LeagueStatus, MatchStatus
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -26,6 +26,14 @@ class LeagueSerializer(serializers.Serializer):
     mode = serializers.ChoiceField(choices=LeagueMode.choices)
     seats = serializers.IntegerField()
     ruleset = serializers.CharField()
+    format = serializers.ChoiceField(
+        choices=LeagueFormat.choices,
+        help_text="round_robin: every pairing every round; information: each bot "
+        "games_per_bot single games a round against opponents close in rating",
+    )
+    games_per_bot = serializers.IntegerField(
+        allow_null=True, help_text="games a bot plays a round (information format; else null)"
+    )
     status = serializers.ChoiceField(choices=LeagueStatus.choices)
     open_for_entries = serializers.BooleanField()
     rated = serializers.BooleanField()

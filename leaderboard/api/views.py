@@ -23,7 +23,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 
-from arena.models import Bot, BotKind, League
+from arena.models import Bot, BotKind, League, LeagueFormat
 from arena.ratings.models import LiveRating
 from arena.services import owned_bots as svc
 from avenue_sdk.viewer.frames import SPECTATOR
@@ -59,6 +59,8 @@ def _league_json(summary: league_reads.LeagueSummary) -> dict[str, Any]:
         "mode": lg.mode,
         "seats": lg.seats,
         "ruleset": lg.ruleset,
+        "format": lg.format,
+        "games_per_bot": lg.games_per_bot if lg.format == LeagueFormat.INFORMATION else None,
         "status": lg.status,
         "open_for_entries": lg.open_for_entries,
         "rated": lg.rated,

@@ -123,6 +123,7 @@ def test_the_admin_refuses_a_mirrored_league_created_with_a_dial_in_entry(admin_
     data = {
         "name": "Admin mirrored", "slug": "admin-mirrored", "mode": "simple", "seats": 2,
         "ruleset": "standard", "deals": "mirrored", "pairs_per_pairing": 1,
+        "format": "round_robin", "games_per_bot": 10,
         "decision_ms": 5000, "bank_ms": 60000, "fault_policy": "{}",
         "connect_grace_ms": 2000, "reconnect_grace_ms": 30000, "no_show_retries": 3,
         "no_show_window_s": 300, "absent_wait_s": 60, "live_delay_decisions": 3,

@@ -124,7 +124,8 @@ def test_too_few_entries_is_refused_everywhere() -> None:
 def test_the_admin_form_shows_the_same_refusals() -> None:
     base = {
         "name": "Admin league", "slug": "admin-league", "mode": "simple", "seats": 2,
-        "ruleset": "standard", "pairs_per_pairing": 1, "decision_ms": 5000, "bank_ms": 60000,
+        "ruleset": "standard", "pairs_per_pairing": 1,
+        "format": "round_robin", "games_per_bot": 10, "decision_ms": 5000, "bank_ms": 60000,
         "fault_policy": "{}", "connect_grace_ms": 2000, "reconnect_grace_ms": 30000,
         "no_show_retries": 3,
         "no_show_window_s": 300, "absent_wait_s": 60, "live_delay_decisions": 3,
@@ -347,7 +348,8 @@ def test_league_command_runs_rounds_and_prints_standings(capsys) -> None:
 def test_the_admin_creates_a_league_with_its_schedule_or_nothing(admin_client) -> None:
     data = {
         "name": "Admin made", "slug": "admin-made", "mode": "advanced", "seats": 4,
-        "ruleset": "standard", "pairs_per_pairing": 1, "decision_ms": 5000, "bank_ms": 60000,
+        "ruleset": "standard", "pairs_per_pairing": 1,
+        "format": "round_robin", "games_per_bot": 10, "decision_ms": 5000, "bank_ms": 60000,
         "fault_policy": "{}", "connect_grace_ms": 2000, "reconnect_grace_ms": 30000,
         "no_show_retries": 3,
         "no_show_window_s": 300, "absent_wait_s": 60, "live_delay_decisions": 3,

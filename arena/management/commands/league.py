@@ -1,6 +1,7 @@
 """``manage.py league ...``: leagues by hand (every periodic job of the workers is here too).
 
 league create NAME [--mode advanced] [--seats 4] [--schedule 'every 30m'] ...
+league create NAME --format information --games-per-bot 10   matchmaking for large leagues
 league enter NAME BOT [BOT ...]       registered bots, or house bots: random, greedy, search:200
 league withdraw NAME BOT
 league list
@@ -25,7 +26,17 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Count
 
 from arena.dispatch import dispatcher
-from arena.models import Bot, Entry, League, LeagueStatus, Match, MatchStatus, Round
+from arena.models import (
+    Bot,
+    Entry,
+    League,
+    LeagueFormat,
+    LeagueStatus,
+    Match,
+    MatchStatus,
+    Round,
+    RoundStatus,
+)
 from arena.ratings.services import fit_batch_ratings, recompute_ratings, standings
 from arena.services import leagues as svc
 from arena.services.claims import PlayOutcome
@@ -59,7 +70,21 @@ class Command(BaseCommand):
             "games of a pair on one deck, for leagues of house bots only",
         )
         create.add_argument(
-            "--pairs", type=int, default=1, help="pairs of games (teams swapped) per pairing"
+            "--format",
+            default="round_robin",
+            choices=["round_robin", "information"],
+            help="round_robin (default): every pairing every round, for small leagues; "
+            "information: each bot --games-per-bot single games a round against opponents "
+            "close in rating, for large leagues (2 seats, independent deals)",
+        )
+        create.add_argument(
+            "--games-per-bot", type=int, default=10, help="information format: games a round"
+        )
+        create.add_argument(
+            "--pairs",
+            type=int,
+            default=1,
+            help="round robin: pairs of games (teams swapped) per pairing",
         )
         create.add_argument("--k", type=float, default=24.0, help="Elo K factor")
         create.add_argument("--decision-ms", type=int, default=5_000)
@@ -152,6 +177,8 @@ class Command(BaseCommand):
             seats=o["seats"],
             ruleset=o["ruleset"],
             deals=o["deals"],
+            format=o["format"],
+            games_per_bot=o["games_per_bot"],
             pairs_per_pairing=o["pairs"],
             decision_ms=o["decision_ms"],
             bank_ms=o["bank_ms"],
@@ -170,7 +197,7 @@ class Command(BaseCommand):
         self.stdout.write(
             f"created league {league.name} ({league.slug}): {league.mode}, {league.seats} seats, "
             f"ruleset {league.ruleset} v{league.ruleset_version}, {league.get_deals_display()}, "
-            f"{spec.describe() if spec else 'rounds start by hand'}"
+            f"{self._format(league)}, {spec.describe() if spec else 'rounds start by hand'}"
         )
 
     def do_enter(self, o: dict[str, Any]) -> None:
@@ -203,9 +230,18 @@ class Command(BaseCommand):
             spec = svc.schedule_of(league)
             self.stdout.write(
                 f"{league.slug:<24} {league.status:<8} {league.mode:<8} {league.seats} seats  "
-                f"{entries:>3} entries  {league.n_rounds:>3} rounds  "
+                f"{entries:>3} entries  {league.n_rounds:>3} rounds  {self._format(league)}  "
                 f"{spec.describe() if spec else 'by hand'}"
             )
+
+    @staticmethod
+    def _format(league: League) -> str:
+        if league.format == LeagueFormat.INFORMATION:
+            return f"information matchmaking, {league.games_per_bot} games per bot a round"
+        return "round robin"
+
+    def _progress(self, written: int, total: int) -> None:
+        self.stdout.write(f"  {written}/{total} matches written")
 
     def do_schedule(self, o: dict[str, Any]) -> None:
         league = svc.get_league(o["name"]) if o["name"] else None
@@ -222,7 +258,7 @@ class Command(BaseCommand):
                 f"{league.name}: {spec.describe() if spec else 'rounds start by hand'}"
             )
             return
-        report = do_schedule_due_rounds(league.pk if league else None)
+        report = do_schedule_due_rounds(league.pk if league else None, on_batch=self._progress)
         self.stdout.write(
             f"re-sent {len(report.reaped)} matches with expired leases, "
             f"{len(report.requeued)} lost ones; completed {len(report.completed_rounds)} rounds"
@@ -341,13 +377,20 @@ class Command(BaseCommand):
         once, absent bots' last (``arena.services.roundplay``). Returns False when
         ``should_stop`` said so (the matches under way finish; the round is left playing
         and the next call finishes it)."""
-        scheduled = do_schedule_round(league, enqueue=False)
+        scheduled = do_schedule_round(league, enqueue=False, on_batch=self._progress)
         rnd = (
             scheduled.round
             if scheduled is not None
             else Round.objects.filter(league=league).order_by("-number").first()
         )
         assert rnd is not None
+        if rnd.status == RoundStatus.SCHEDULING:
+            # another process took over writing it (information format): its matches are
+            # played once it is written
+            raise CommandError(
+                f"round {rnd.number} of {league.name} is being scheduled by another process; "
+                "run this again once it is written"
+            )
         total = rnd.matches.count()
         verb = "scheduled" if scheduled is not None else "still playing; finishing"
         self.stdout.write(f"round {rnd.number} of {league.name}: {verb}, {total} matches")
