@@ -2,7 +2,8 @@
 
 The view (read-only binds of the interpreter, the system libraries, the SDK and engine
 packages and the bot's own code; a private size-limited tmpfs), the namespaces, the drop
-to an unprivileged host uid of its own through ``setpriv``, and the rlimits set before exec.
+to an unprivileged host uid of its own through ``setpriv``, and the rlimits that
+``prlimit`` sets before it execs bwrap.
 ``arena.hosting.sandbox`` runs it; its module doc says why it is built this way.
 """
 
@@ -11,7 +12,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import random
-import resource
 import sys
 import threading
 from dataclasses import dataclass
@@ -20,6 +20,7 @@ from arena.hosting import child as child_module
 
 BWRAP = "/usr/bin/bwrap"
 SETPRIV = "/usr/bin/setpriv"
+PRLIMIT = "/usr/bin/prlimit"
 #: where things are mounted inside
 LIB = "/opt/avenue/lib"
 CHILD = "/opt/avenue/child.py"
@@ -182,7 +183,7 @@ def command(code_dir: str, entry_point: str, uid: int, limits: Limits) -> list[s
         CHILD,
         entry_point,
     ]
-    return argv[:1] + _parents(argv) + argv[1:]
+    return _rlimits(limits) + argv[:1] + _parents(argv) + argv[1:]
 
 
 def _parents(argv: list[str]) -> list[str]:
@@ -206,11 +207,19 @@ def _parents(argv: list[str]) -> list[str]:
     return out
 
 
-def _rlimits(limits: Limits) -> None:
-    """Run in the forked child before exec (``preexec_fn``): inherited by bwrap and the bot."""
-    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
-    resource.setrlimit(resource.RLIMIT_AS, (limits.address_space, limits.address_space))
-    resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.tmp_bytes, limits.tmp_bytes))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+def _rlimits(limits: Limits) -> list[str]:
+    """``prlimit`` sets the limits and execs bwrap, which the bot inherits them through.
+    Set in the parent with ``preexec_fn`` they would run Python between fork and exec in
+    a process with other threads (the bot host's gRPC threads), which can deadlock or
+    crash the child (seen: a SIGSEGV before exec)."""
+    cpu = limits.cpu_seconds
+    return [
+        PRLIMIT,
+        f"--cpu={cpu}:{cpu + 1}",
+        f"--as={limits.address_space}:{limits.address_space}",
+        f"--nproc={limits.processes}:{limits.processes}",
+        f"--nofile={limits.open_files}:{limits.open_files}",
+        f"--fsize={limits.tmp_bytes}:{limits.tmp_bytes}",
+        "--core=0:0",
+        "--",
+    ]

@@ -36,11 +36,11 @@ from pathlib import Path
 from agent_avenue.v1 import arena_pb2 as pb
 from arena.hosting.bwrap import (
     BWRAP,
+    PRLIMIT,
     SETPRIV,
     Limits,
     SandboxUnavailable,
     _give_uid,
-    _rlimits,
     _take_uid,
     command,
 )
@@ -68,7 +68,7 @@ def check_available() -> str:
     real sandbox that must come up as the unprivileged uid with no capabilities."""
     if not sys.platform.startswith("linux"):
         raise SandboxUnavailable("hosted bots need Linux (bubblewrap namespaces)")
-    for tool, package in ((BWRAP, "bubblewrap"), (SETPRIV, "util-linux")):
+    for tool, package in ((BWRAP, "bubblewrap"), (SETPRIV, "util-linux"), (PRLIMIT, "util-linux")):
         if not os.access(tool, os.X_OK):
             raise SandboxUnavailable(
                 f"{tool} is missing: install Debian's {package} (scripts/ensure_bubblewrap.sh)"
@@ -141,7 +141,6 @@ class Sandbox:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            preexec_fn=lambda: _rlimits(self.limits),  # noqa: PLW1509 - no threads needed
             close_fds=True,
             # its own process group, which kill() ends whole
             start_new_session=True,

@@ -160,16 +160,6 @@ def recent_faults(bot: Bot, limit: int = 20) -> list[object]:
     return list(SandboxFault.objects.filter(bot=bot).select_related("version")[:limit])
 
 
-def version_files(bot_id: int) -> tuple[dict[str, bytes], str]:
-    """(files, entry point) of the bot's active version, as a sandbox gets them."""
-    from arena.hosting.archives import unpack_stored
-
-    version = CodeVersion.objects.filter(bot_id=bot_id, active=True).first()
-    if version is None:
-        raise HostingError("the bot has no active version")
-    return unpack_stored(bytes(version.archive)), version.entry_point
-
-
 def match_version_files(bot_id: int, match_id: str) -> tuple[dict[str, bytes], str]:
     """(files, entry point) of the version the bot plays the protocol match ``match_id``
     (``73.1``: match 73, attempt 1) with: the one its seat already names (an earlier

@@ -123,7 +123,7 @@ def serve(arena: Arena, bot: Bot) -> tuple[HostClient, threading.Thread]:
         bot.name,
         arena.address,
         services.issue_host_token(bot),
-        lambda: services.version_files(bot.pk),
+        lambda match_id: services.match_version_files(bot.pk, match_id),
         LIMITS,
         record=lambda *fault: services.record_fault(bot.pk, *fault),
     )
