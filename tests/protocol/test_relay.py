@@ -246,13 +246,7 @@ def test_a_gateway_that_died_is_told_from_one_that_let_its_bot_go() -> None:
         loop.run(gateway.attach("7", Sink(), 1))
         # as kill -9 leaves things: the subscription gone with the connection, the
         # presence entry behind; while the key lives, the bot may merely be leaving
-        pubsub = gateway._pubsub
-        assert pubsub is not None
-
-        async def drop() -> None:
-            await pubsub.unsubscribe(f"{prefix}:bot:7")
-
-        loop.run(drop())
+        loop.run(gateway.unsubscribe("7"))
         assert runner.reach("7") == Reach(None, gateway_lost=False)
         client.delete(key)  # ... until the key expires
         assert runner.reach("7") == Reach(None, gateway_lost=True)
