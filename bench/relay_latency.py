@@ -1,21 +1,31 @@
 """Decision round trip through the whole path, beside its two ingredients measured raw.
 
-    .venv/bin/python bench/relay_latency.py [--decisions 5000]
+    .venv/bin/python bench/relay_latency.py [--decisions 6000] [--rounds 3]
 
-1. raw Redis: PING round trips from a synchronous client;
-2. raw gRPC: a bidirectional stream ping-pong with an asyncio server in another process
-   and a synchronous client feeding its stream from a queue (as the SDK does);
-3. the relay alone: the runner's request through Redis to a gateway process's relay and
-   straight back (no gRPC, no bot), to show where the time goes;
-4. the whole path: runner (this process) -> Redis relay -> gateway (another process) ->
-   SDK bot (two more processes, the example RandomBot) -> back, twice: as the runner waits
-   for it (its wall time around each remote decision) and as the bot is charged (the
-   gateway's measure, from writing the request to the stream to reading the answer, as
-   the replay records it); whole games of two remote bots until enough decisions were
-   asked.
+Four measurements, taken in turns (``--rounds`` rounds of each, ``--decisions`` / rounds
+round trips per round) so that the machine's load falls on all of them alike; every
+helper process is started once, before the first round:
 
-Needs Redis (REDIS_URL, default redis://127.0.0.1:6379/0), no database: the gateway
-knows the two bench bots from a fixed token table. Prints figures; asserts nothing.
+1. the whole path: runner (this process) -> Redis relay -> gateway (another process) ->
+   SDK bot (two more processes, the example RandomBot) -> back; whole simple games of two
+   remote bots. Each asked decision is timed as the runner waits for it: from where the
+   runner starts on it (computing the asked seat's observation, right after finding that
+   the decision has more than one legal choice) to the moment it holds the parsed,
+   checked answer (``RemoteSeat.ask`` returns): building the request, both Redis hops,
+   the gateway, the bot, reading the answer, all in. Also printed: the part the bot is
+   charged (the gateway's measure, from writing the request to the stream to reading the
+   answer, as the replay records it);
+2. raw Redis: PING round trips from a synchronous client;
+3. raw gRPC: a bidirectional-stream ping-pong of the same sizes, between an asyncio
+   server in another process and a synchronous client feeding its stream from a queue
+   (as the SDK does): the client sends the very request payloads the whole path sent in
+   that round, the server answers each with as many bytes as the bot's median answer;
+4. the relay alone: the runner's request (same payloads) through Redis to a gateway
+   process's relay and straight back (no gRPC, no bot), to show where the time goes.
+
+Statistic: percentiles of all round trips of a kind, over all rounds; the target compares
+p50 with p50. Needs Redis (REDIS_URL, default redis://127.0.0.1:6379/0), no database: the
+gateway knows the two bench bots from a fixed token table. Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -31,7 +41,9 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -39,6 +51,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
 TOKENS = {"aat_bench-alice": ("1", "alice"), "aat_bench-bob": ("2", "bob")}
 ECHO = "/bench.Echo/Stream"
+WARM_UP = 200
 
 
 def stats(values: Sequence[float]) -> dict[str, float]:
@@ -59,13 +72,15 @@ def stats(values: Sequence[float]) -> dict[str, float]:
 # --- helper processes -------------------------------------------------------------------------
 
 
-def serve_echo() -> None:
+def serve_echo(reply_bytes: int) -> None:
+    """gRPC: answer every message with ``reply_bytes`` bytes (an answer's size)."""
     import grpc
 
     async def main() -> None:
         async def stream(requests, context):  # type: ignore[no-untyped-def]
-            async for item in requests:
-                yield item
+            reply = b"a" * reply_bytes
+            async for _ in requests:
+                yield reply
 
         server = grpc.aio.server()
         handler = grpc.stream_stream_rpc_method_handler(
@@ -97,7 +112,7 @@ def serve_gateway(prefix: str) -> None:
     )
 
 
-def serve_relay_echo(prefix: str) -> None:
+def serve_relay_echo(prefix: str, reply_bytes: int) -> None:
     """A gateway's relay side with no gRPC: a fake bot that answers every request."""
     import django
 
@@ -109,13 +124,17 @@ def serve_relay_echo(prefix: str) -> None:
         relay = RedisGatewayRelay(REDIS_URL, prefix)
         await relay.start()
         loop = asyncio.get_running_loop()
+        reply = b"a" * reply_bytes
 
         class Echo:
             def deliver(self, d: Delivery) -> None:
-                answer = Inbound(InboundKind.ACTION, "echo", d.match_id, d.seq, b"")
+                answer = Inbound(InboundKind.ACTION, "echo", d.match_id, d.seq, reply)
                 loop.create_task(relay.send_inbound(answer))
 
             def supersede(self, reason: str) -> None:
+                pass
+
+            def revoke(self, reason: str) -> None:
                 pass
 
         await relay.attach("echo", Echo(), 1)
@@ -133,14 +152,35 @@ def spawn(args: list[str], env: dict[str, str] | None = None) -> tuple[subproces
     return proc, int(proc.stdout.readline())
 
 
+def stop(proc: subprocess.Popen[Any]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
+
+
 # --- measurements -----------------------------------------------------------------------------
+
+
+@dataclass
+class Sent:
+    """What the whole path carried: the requests' payloads and the answers' sizes."""
+
+    requests: list[bytes] = field(default_factory=list)
+    answers: list[int] = field(default_factory=list)
+
+    def answer_bytes(self) -> int:
+        return int(statistics.median(self.answers)) if self.answers else 16
 
 
 def raw_redis(n: int) -> list[float]:
     import redis
 
     client = redis.Redis.from_url(REDIS_URL)
-    client.ping()
+    for _ in range(WARM_UP):
+        client.ping()
     out = []
     for _ in range(n):
         t = time.perf_counter()
@@ -150,170 +190,225 @@ def raw_redis(n: int) -> list[float]:
     return out
 
 
-def raw_grpc(n: int) -> list[float]:
+def raw_grpc(n: int, sent: Sent) -> list[float]:
     import grpc
 
-    proc, port = spawn([__file__, "--role", "echo"])
+    proc, port = spawn([__file__, "--role", "echo", "--reply-bytes", str(sent.answer_bytes())])
     try:
         channel = grpc.insecure_channel(f"127.0.0.1:{port}")
         call = channel.stream_stream(ECHO, request_serializer=bytes, response_deserializer=bytes)
         outgoing: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         replies: Iterator[bytes] = call(iter(outgoing.get, None))
-        payload = b"x" * 24  # about an Action's size
-        for _ in range(200):  # warm up
-            outgoing.put(payload)
-            next(replies)
+        payloads = sent.requests
         out = []
-        for _ in range(n):
+        for i in range(n + WARM_UP):
+            payload = payloads[i % len(payloads)]
             t = time.perf_counter()
             outgoing.put(payload)
             next(replies)
-            out.append((time.perf_counter() - t) * 1000)
+            if i >= WARM_UP:
+                out.append((time.perf_counter() - t) * 1000)
         outgoing.put(None)
         channel.close()
         return out
     finally:
-        proc.terminate()
-        proc.wait(5)
+        stop(proc)
 
 
-def relay_only(n: int) -> list[float]:
-    import django
-
-    django.setup()
+def relay_only(n: int, sent: Sent) -> list[float]:
     from arena.relay.base import Delivery, DeliveryKind, DropCounts
     from arena.relay.redis import RedisRunnerRelay
 
     prefix = f"bench-{uuid.uuid4().hex[:8]}"
-    proc, _ = spawn([__file__, "--role", "relay-echo", "--prefix", prefix])
+    args = ["--role", "relay-echo", "--prefix", prefix, "--reply-bytes", str(sent.answer_bytes())]
+    proc, _ = spawn([__file__, *args])
     relay = RedisRunnerRelay(REDIS_URL, prefix)
     try:
         relay.open_match("m")
-        payload = b"x" * 400  # about a DecisionRequest's size
+        payloads = sent.requests
         out = []
-        for seq in range(1, n + 201):
+        for seq in range(1, n + WARM_UP + 1):
+            delivery = Delivery(DeliveryKind.REQUEST, "m", seq, payloads[seq % len(payloads)])
             t = time.perf_counter()
-            got = relay.request(
-                "echo",
-                Delivery(DeliveryKind.REQUEST, "m", seq, payload),
-                time.monotonic() + 5,
-                DropCounts(),
-            )
+            got = relay.request("echo", delivery, time.monotonic() + 5, DropCounts())
             assert got is not None and got.seq == seq
-            if seq > 200:  # after a warm-up
+            if seq > WARM_UP:
                 out.append((time.perf_counter() - t) * 1000)
+        relay.close_match("m")
         return out
     finally:
-        proc.terminate()
-        proc.wait(5)
+        stop(proc)
         relay.close()
 
 
-def whole_path(n: int) -> tuple[list[float], list[float], float, int]:
-    import django
+class WholePath:
+    """A gateway and two SDK bots, started once; ``play`` plays games until ``n`` more
+    remote decisions were asked."""
 
-    django.setup()
-    from arena.relay.redis import RedisRunnerRelay
-    from arena.runner import RemoteSeat, TimeControl, run_match
-    from referee import GameConfig
+    def __init__(self) -> None:
+        import django
 
-    walls: list[float] = []
+        django.setup()
+        import arena.runner.match as runner_match
+        from arena.relay.redis import RedisRunnerRelay
+        from arena.runner import RemoteSeat
 
-    class TimedSeat(RemoteSeat):
-        def ask(self, ctx, seat, ask):  # type: ignore[no-untyped-def]
-            t = time.perf_counter()
-            try:
-                return super().ask(ctx, seat, ask)
-            finally:
-                walls.append((time.perf_counter() - t) * 1000)
-
-    prefix = f"bench-{uuid.uuid4().hex[:8]}"
-    gateway, port = spawn([__file__, "--role", "gateway", "--prefix", prefix])
-    bots = []
-    relay = RedisRunnerRelay(REDIS_URL, prefix)
-    try:
+        self.prefix = f"bench-{uuid.uuid4().hex[:8]}"
+        self.gateway, port = spawn([__file__, "--role", "gateway", "--prefix", self.prefix])
+        self.relay = RedisRunnerRelay(REDIS_URL, self.prefix)
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        self.bots = []
         for token in TOKENS:
             argv = ["-m", "avenue_sdk", "run", "avenue_sdk.examples.random_bot:RandomBot"]
             argv += ["--arena", f"127.0.0.1:{port}", "--token", token]
-            bots.append(
+            self.bots.append(
                 subprocess.Popen(
                     [sys.executable, *argv], cwd=ROOT, env=env, stderr=subprocess.DEVNULL
                 )
             )
-        while not all(relay.is_connected(bot_id) for bot_id, _ in TOKENS.values()):
+        while not all(self.relay.is_connected(bot_id) for bot_id, _ in TOKENS.values()):
             time.sleep(0.05)
-        seats = [TimedSeat(bot_id, name, relay) for bot_id, name in TOKENS.values()]
-        latencies: list[float] = []
-        games = 0
+
+        bench = self
+        self.walls: list[float] = []
+        self.sent = Sent()
+        self._started_at = 0.0
+
+        # The clock starts where the runner starts on an asked decision: it computes the
+        # seat's observation right after finding more than one legal choice.
+        observe = runner_match.observe
+
+        def timed_observe(state, seat):  # type: ignore[no-untyped-def]
+            bench._started_at = time.perf_counter()
+            return observe(state, seat)
+
+        runner_match.observe = timed_observe
+
+        class TimedSeat(RemoteSeat):
+            def ask(self, ctx, seat, ask):  # type: ignore[no-untyped-def]
+                try:
+                    return super().ask(ctx, seat, ask)  # the parsed, checked answer
+                finally:
+                    bench.walls.append((time.perf_counter() - bench._started_at) * 1000)
+
+            def _request(self, ctx, ask, spent_ms, resent):  # type: ignore[no-untyped-def]
+                delivery = super()._request(ctx, ask, spent_ms, resent)
+                bench.sent.requests.append(delivery.payload)
+                return delivery
+
+            def _read(self, inbound, ask, latency):  # type: ignore[no-untyped-def]
+                # as the bot wrote it: a BotMessage around the Action (2 bytes of framing)
+                bench.sent.answers.append(len(inbound.payload) + 2)
+                return super()._read(inbound, ask, latency)
+
+        self.seats = [TimedSeat(bot_id, name, self.relay) for bot_id, name in TOKENS.values()]
+        self.games = 0
+        self.decisions = 0
+        self.elapsed = 0.0
+
+    def play(self, n: int) -> tuple[list[float], list[float]]:
+        """(runner's waits, what the bots were charged) of at least ``n`` decisions."""
+        from arena.runner import TimeControl, run_match
+        from referee import GameConfig
+
+        del self.walls[:]
+        self.sent = Sent()
+        charged: list[float] = []
         started = time.perf_counter()
-        while len(latencies) < n:
+        while len(self.walls) < n:
             outcome = run_match(
-                seats if games % 2 == 0 else seats[::-1],
+                self.seats if self.games % 2 == 0 else self.seats[::-1],
                 GameConfig.for_seats(2, "simple"),
-                games,
-                match_id=f"{prefix}-{games}",
+                self.games,
+                match_id=f"{self.prefix}-{self.games}",
                 time_control=TimeControl(10_000, 10_000),
             )
             assert not outcome.faults, outcome.to_json()
-            latencies += [d.latency_ms for d in outcome.record.decisions if d.latency_ms]
-            games += 1
-        elapsed = time.perf_counter() - started
-        return latencies, walls, len(latencies) / elapsed, games
-    finally:
-        for bot in bots:
-            bot.terminate()
-            bot.wait(10)
-        gateway.terminate()
-        gateway.wait(10)
-        relay.close()
+            charged += [d.latency_ms for d in outcome.record.decisions if d.latency_ms]
+            self.games += 1
+        self.elapsed += time.perf_counter() - started
+        self.decisions += len(self.walls)
+        return list(self.walls), charged
+
+    def close(self) -> None:
+        for bot in self.bots:
+            stop(bot)
+        stop(self.gateway)
+        self.relay.close()
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--decisions", type=int, default=5000)
+    parser.add_argument("--decisions", type=int, default=6000, help="of each kind, all rounds")
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--role", choices=["echo", "gateway", "relay-echo"], help=argparse.SUPPRESS)
     parser.add_argument("--prefix", help=argparse.SUPPRESS)
+    parser.add_argument("--reply-bytes", type=int, default=16, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.role == "echo":
-        serve_echo()
+        serve_echo(args.reply_bytes)
         return 0
     if args.role == "relay-echo":
-        serve_relay_echo(args.prefix)
+        serve_relay_echo(args.prefix, args.reply_bytes)
         return 0
     if args.role == "gateway":
         serve_gateway(args.prefix)
         return 0
 
-    n = args.decisions
+    per_round = max(1, args.decisions // args.rounds)
     print(f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores")
-    redis_ms = stats(raw_redis(n))
-    grpc_ms = stats(raw_grpc(n))
-    relay_ms = stats(relay_only(n))
-    path, walls, rate, games = whole_path(n)
-    path_ms = stats(walls)
-    charged_ms = stats(path)
-    print(f"{'round trip (ms)':<44}{'n':>7}{'p50':>9}{'p90':>9}{'p99':>9}{'mean':>9}")
-    for label, s in [
-        ("raw Redis PING", redis_ms),
-        ("raw gRPC bidi ping-pong", grpc_ms),
-        ("relay only: runner-Redis-gateway loop-back", relay_ms),
-        ("decision: runner-relay-gateway-SDK bot-back", path_ms),
-        ("  of which charged to the bot (gateway's)", charged_ms),
-    ]:
-        row = "".join(f"{s[k]:>9.3f}" for k in ("p50", "p90", "p99", "mean"))
-        print(f"{label:<44}{s['n']:>7}{row}")
-    budget = 2 * (grpc_ms["p50"] + redis_ms["p50"])
-    verdict = "met" if path_ms["p50"] <= budget else "NOT met"
+    rows: dict[str, list[float]] = {k: [] for k in ("redis", "grpc", "relay", "path", "charged")}
+    medians: dict[str, list[float]] = {k: [] for k in rows}
+    whole = WholePath()
+    sizes: list[int] = []
+    answers: list[int] = []
+    try:
+        whole.play(WARM_UP)
+        for _ in range(args.rounds):
+            walls, charged = whole.play(per_round)
+            sent = whole.sent
+            sizes += [len(p) for p in sent.requests]
+            answers += sent.answers
+            for key, values in [
+                ("path", walls),
+                ("charged", charged),
+                ("redis", raw_redis(per_round)),
+                ("grpc", raw_grpc(per_round, sent)),
+                ("relay", relay_only(per_round, sent)),
+            ]:
+                rows[key] += values
+                medians[key].append(statistics.median(values))
+    finally:
+        whole.close()
+    s = {k: stats(v) for k, v in rows.items()}
     print(
-        f"target p50 <= 2 x (raw gRPC + raw Redis) = {budget:.3f} ms: {verdict} "
-        f"({path_ms['p50'] / (grpc_ms['p50'] + redis_ms['p50']):.2f} x)"
+        f"messages: request p50 {statistics.median(sizes):.0f} B (max {max(sizes)}), "
+        f"answer p50 {statistics.median(answers):.0f} B"
+    )
+    print(f"{'round trip (ms)':<46}{'n':>7}{'p50':>9}{'p90':>9}{'p99':>9}{'mean':>9}  p50 by round")
+    for label, key in [
+        ("raw Redis PING", "redis"),
+        ("raw gRPC bidi ping-pong, same sizes", "grpc"),
+        ("relay only: runner-Redis-gateway loop-back", "relay"),
+        ("decision: runner-relay-gateway-SDK bot-back", "path"),
+        ("  of which charged to the bot (gateway's)", "charged"),
+    ]:
+        row = "".join(f"{s[key][k]:>9.3f}" for k in ("p50", "p90", "p99", "mean"))
+        by_round = " ".join(f"{m:.3f}" for m in medians[key])
+        print(f"{label:<46}{s[key]['n']:>7}{row}  {by_round}")
+    raw = s["grpc"]["p50"] + s["redis"]["p50"]
+    raw99 = s["grpc"]["p99"] + s["redis"]["p99"]
+    verdict = "met" if s["path"]["p50"] <= 2 * raw else "NOT met"
+    print(
+        f"target p50 <= 2 x (raw gRPC + raw Redis) = {2 * raw:.3f} ms: {verdict} "
+        f"({s['path']['p50'] / raw:.2f} x; p99 {s['path']['p99'] / raw99:.2f} x)"
     )
     print(
-        f"charged / runner's wall time, p50: {charged_ms['p50'] / path_ms['p50']:.2f} "
+        f"charged / runner's wait, p50: {s['charged']['p50'] / s['path']['p50']:.2f} "
         "(the rest is the arena's: runner, Redis, gateway)"
     )
-    print(f"{games} games, {rate:,.0f} remote decisions/s through the whole path, one runner")
+    rate = whole.decisions / whole.elapsed
+    print(f"{whole.games} games, {rate:,.0f} remote decisions/s through the whole path, one runner")
     return 0
 
 

@@ -7,7 +7,8 @@ authenticates streams and bridges them to the relay (one ``Session`` per stream)
 
 from arena.gateway.auth import Authenticator, DatabaseAuthenticator, StaticAuthenticator
 from arena.gateway.config import GatewayConfig
-from arena.gateway.server import Gateway, GatewayThread, create_server, serve
+from arena.gateway.server import Gateway
+from arena.gateway.serving import GatewayThread, create_server, serve
 
 __all__ = [
     "Authenticator",

@@ -22,11 +22,9 @@ import redis
 from django.conf import settings
 
 from arena.relay.local import shared_relay
+from arena.relay.wire import REVOKED, Keys, pack
 
 logger = logging.getLogger(__name__)
-
-#: the relay header type of a revocation notice
-REVOKED = "r"
 
 
 def announce_revoked(bot_id: str | int, reason: str) -> None:
@@ -37,13 +35,11 @@ def announce_revoked(bot_id: str | int, reason: str) -> None:
     shared_relay().revoke(bot_id, reason)
     if not settings.REDIS_URL:
         return
-    from arena.relay.redis import Keys, _pack
-
     keys = Keys(settings.RELAY_PREFIX)
     client = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=5)
     try:
         ceiling = int(client.get(keys.conn) or 0)  # type: ignore[arg-type]
-        client.publish(keys.bot(bot_id), _pack({"t": REVOKED, "c": ceiling, "d": reason}))
+        client.publish(keys.bot(bot_id), pack({"t": REVOKED, "c": ceiling, "d": reason}))
     except redis.RedisError:
         logger.exception("could not announce to the gateways that bot %s was revoked", bot_id)
     finally:

@@ -57,6 +57,9 @@ class RemoteSeat(Seat):
 
     def open(self, ctx: MatchContext) -> None:
         self._ctx = ctx
+        # a seat may play several matches: each starts with its whole history
+        self._history_sent = 0
+        self._previous_latency = None
         if ctx.reconnects is None:
             ctx.reconnects = Reconnects(self.relay, ctx.reconnect_grace_s)
         self.relay.open_match(ctx.match_id)

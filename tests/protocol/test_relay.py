@@ -210,6 +210,11 @@ def test_a_gateway_resubscribes_its_bots_after_redis_was_down_a_while() -> None:
         started = Delivery(DeliveryKind.STARTED, "m1", 0, b"again")
         assert runner.deliver("7", started)
         wait_for(lambda: sink.deliveries == [started], 5, "the delivery")
+        # and the other way: the gateway's push connection died with Redis; it reconnects
+        runner.open_match("m1")
+        loop.run(gateway.send_inbound(Inbound(InboundKind.ACTION, "7", "m1", 1, b"back")))
+        got = runner.await_answer("m1", "7", 1, time.monotonic() + 5, DropCounts())
+        assert got is not None and got.payload == b"back"
     finally:
         loop.run(gateway.stop())
         runner.close()
@@ -246,13 +251,7 @@ def test_a_gateway_that_died_is_told_from_one_that_let_its_bot_go() -> None:
         loop.run(gateway.attach("7", Sink(), 1))
         # as kill -9 leaves things: the subscription gone with the connection, the
         # presence entry behind; while the key lives, the bot may merely be leaving
-        pubsub = gateway._pubsub
-        assert pubsub is not None
-
-        async def drop() -> None:
-            await pubsub.unsubscribe(f"{prefix}:bot:7")
-
-        loop.run(drop())
+        loop.run(gateway.unsubscribe("7"))
         assert runner.reach("7") == Reach(None, gateway_lost=False)
         client.delete(key)  # ... until the key expires
         assert runner.reach("7") == Reach(None, gateway_lost=True)
@@ -263,6 +262,18 @@ def test_a_gateway_that_died_is_told_from_one_that_let_its_bot_go() -> None:
         client.close()
         loop.close()
         clear_prefix(prefix)
+
+
+def test_deliveries_keep_kind_match_seq_and_payload_through_redis() -> None:
+    from arena.relay.wire import delivery_of, encode_delivery, unpack
+
+    for delivery in [
+        Delivery(DeliveryKind.REQUEST, "league-1-match-7#2", 41, b"\x00\n\xff" * 100),
+        Delivery(DeliveryKind.STARTED, "m", 0, b""),
+        Delivery(DeliveryKind.ENDED, "ünïcode", 0, b"\n"),
+    ]:
+        header, payload = unpack(encode_delivery(delivery))
+        assert header["t"] == "d" and delivery_of(header, payload) == delivery
 
 
 def test_inbound_messages_carry_latency_fault_side_and_stream_through_redis() -> None:

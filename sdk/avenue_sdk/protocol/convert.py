@@ -12,6 +12,7 @@ carries them as they are and the gateway writes them to the stream without parsi
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TypeVar
 
@@ -203,12 +204,26 @@ def match_config(config: GameConfig, first_team: int) -> pb.MatchConfig:
     )
 
 
+@functools.lru_cache(maxsize=256)
+def _config_bytes(config: GameConfig, first_team: int) -> bytes:
+    """A match's configuration, serialized once: every request of the match carries it."""
+    return match_config(config, first_team).SerializeToString()
+
+
 #: protocol number of each agent, indexed like the referee's count vectors
 _AGENT_NUMBERS = tuple(AGENT[a] for a in Agent)
 
 
 def _counts(counts: Sequence[int]) -> list[pb.CardCount]:
     return [pb.CardCount(agent=_AGENT_NUMBERS[a], count=n) for a, n in enumerate(counts) if n]
+
+
+def _add_counts(field: object, counts: Sequence[int]) -> None:
+    """Append the non-zero counts to a repeated ``CardCount`` field in place."""
+    add = field.add  # type: ignore[attr-defined]
+    for a, n in enumerate(counts):
+        if n:
+            add(agent=_AGENT_NUMBERS[a], count=n)
 
 
 def event(e: Event) -> pb.Event:
@@ -238,7 +253,7 @@ def fill_observation(
         raise ValueError("bots are only ever sent a seat's observation, not a spectator's")
     if obs.decision is None:
         raise ValueError("a finished game asks no decision")
-    msg.config.CopyFrom(match_config(obs.config, first_team))
+    msg.config.MergeFromString(_config_bytes(obs.config, first_team))
     msg.seat = obs.seat
     msg.team = obs.team
     msg.turn = obs.turn
@@ -247,8 +262,8 @@ def fill_observation(
     msg.actor = obs.actor
     msg.captains.extend(obs.captains)
     msg.face_up_seat = obs.face_up_seat
-    msg.hand.extend(_counts(obs.hand))
-    msg.discards.extend(_counts(obs.discards))
+    _add_counts(msg.hand, obs.hand)
+    _add_counts(msg.discards, obs.discards)
     if obs.my_face_down is not None:
         msg.my_face_down = AGENT[obs.my_face_down]
     for s in obs.seats:
@@ -260,13 +275,12 @@ def fill_observation(
             discards_left=s.discards_left,
         )
     for team in (0, 1):
-        msg.teams.add(
-            team=team,
-            in_play=_counts(obs.in_play[team]),
-            position=obs.positions[team],
-            ongoing=sorted(BLACK_MARKET[c] for c in obs.ongoing[team]),
-            effects_used=sorted(BOARD_EFFECT[name] for name in obs.effects_used[team]),
-        )
+        t = msg.teams.add(team=team, position=obs.positions[team])
+        _add_counts(t.in_play, obs.in_play[team])
+        if obs.ongoing[team]:
+            t.ongoing.extend(sorted(BLACK_MARKET[c] for c in obs.ongoing[team]))
+        if obs.effects_used[team]:
+            t.effects_used.extend(sorted(BOARD_EFFECT[name] for name in obs.effects_used[team]))
     msg.gap = obs.gap
     msg.deck_size = obs.deck_size
     if obs.offer_up is not None:
