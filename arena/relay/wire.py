@@ -37,9 +37,10 @@ On a bot's channel, by the header's ``t``:
   a gateway closes the bot's stream if it is not newer than ``c``.
 
 In an inbox, one message a bot's gateway sends the match's runner (``Inbound``): ``k``
-kind (``action`` | ``malformed`` | ``disconnected`` | ``too_large`` | ``seat_fault``), ``b`` bot id, ``m``
-match id, ``s`` seq, ``d`` detail, ``l`` the gateway's latency measure in ms (or null),
-``a`` whether the arena ended the stream, ``c`` the stream's connection number; payload:
+kind (``action`` | ``malformed`` | ``disconnected`` | ``too_large`` | ``seat_fault``),
+``b`` bot id, ``m`` match id, ``s`` seq, ``d`` detail, ``l`` the gateway's latency measure
+in ms (or null), ``a`` whether the arena ended the stream, ``c`` the stream's connection
+number; payload:
 an ``action``'s serialized ``agent_avenue.v1.Action``.
 """
 
