@@ -271,6 +271,11 @@ class Round(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     completed_at = models.DateTimeField(null=True, blank=True)
+    #: matches of the round not over yet (queued or running), kept by the scheduler and
+    #: decremented in each result's transaction, so that completing a round does not count
+    #: its matches (``arena.services.completion``); NULL: not kept (a round made some other
+    #: way), and completion counts the matches instead
+    pending_matches = models.IntegerField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["league", "number"]

@@ -25,7 +25,7 @@ from arena.models import (
     MatchEndReason,
     MatchStatus,
 )
-from arena.services.rounds import do_complete_round_if_done
+from arena.services.completion import do_complete_round_if_done, do_match_over
 
 logger = logging.getLogger(__name__)
 
@@ -175,6 +175,8 @@ def do_void_attempt(claim: Claim, error: str) -> PlayOutcome:
     expires and the reaper re-sends the match."""
     final = claim.attempt >= settings.ARENA_MAX_ATTEMPTS
     now = timezone.now()
+    round_id = 0  # of a match this attempt makes void
+    counted: bool | None = False  # do_match_over's answer for it
     with transaction.atomic():
         if final:
             kept = Match.objects.filter(claim.mine()).update(
@@ -184,6 +186,10 @@ def do_void_attempt(claim: Claim, error: str) -> PlayOutcome:
                 lease_expires_at=None,
                 error=error[:4000],
             )
+            if kept:
+                # the match is over: off its round's pending count, in this transaction
+                round_id = Match.objects.values_list("round_id", flat=True).get(pk=claim.match_id)
+                counted = do_match_over(round_id)
         else:
             backoff = min(60.0, 2.0**claim.attempt)
             kept = Match.objects.filter(claim.mine()).update(
@@ -200,11 +206,7 @@ def do_void_attempt(claim: Claim, error: str) -> PlayOutcome:
         logger.error(
             "match %d: void after %d failed attempts: %s", claim.match_id, claim.attempt, error
         )
-        _complete_round(claim.match_id)
+        if counted is None:
+            do_complete_round_if_done(round_id)
         return PlayOutcome.VOID
     return PlayOutcome.REQUEUED
-
-
-def _complete_round(match_id: int) -> None:
-    round_id = Match.objects.values_list("round_id", flat=True).get(pk=match_id)
-    do_complete_round_if_done(round_id)

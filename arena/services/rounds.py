@@ -16,7 +16,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from arena.deals import new_seed
-from arena.dispatch import dispatcher, enqueue_fit, enqueue_match
+from arena.dispatch import dispatcher, enqueue_match
 from arena.models import (
     DealMode,
     Entry,
@@ -28,6 +28,7 @@ from arena.models import (
     RoundStatus,
 )
 from arena.scheduling import Pairing, meetings, pair_games, round_pairings
+from arena.services.completion import add_pending_matches, do_complete_round_if_done
 from arena.services.leagues import LeagueError, check_can_schedule
 
 logger = logging.getLogger(__name__)
@@ -136,31 +137,12 @@ def do_schedule_round(
                     )
                 )
     Participation.objects.bulk_create(participations)
+    add_pending_matches(rnd.pk, len(matches))
     if enqueue:
         for match in matches:
             enqueue_match(match.pk)
     logger.info("league %s: round %d scheduled, %d matches", league.name, number, len(matches))
     return Scheduled(rnd, True, [m.pk for m in matches])
-
-
-def do_complete_round_if_done(round_id: int) -> bool:
-    """Mark the round complete once no match of it is queued or running, and enqueue the
-    batch fit. Called after a match's transaction commits; when the last two matches of a
-    round finish at once both may see the round done: the conditional update lets exactly
-    one of them complete it."""
-    pending = Match.objects.filter(
-        round_id=round_id, status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING]
-    ).exists()
-    if pending:
-        return False
-    with transaction.atomic():
-        done = Round.objects.filter(pk=round_id, status=RoundStatus.PLAYING).update(
-            status=RoundStatus.COMPLETE, completed_at=timezone.now()
-        )
-        if done:
-            league_id = Round.objects.values_list("league_id", flat=True).get(pk=round_id)
-            enqueue_fit(league_id)
-    return bool(done)
 
 
 # ------------------------------------------------------------------ the periodic job
