@@ -25,6 +25,7 @@ from arena.models import (
     MatchEndReason,
     MatchStatus,
 )
+from arena.ratings import standings
 from arena.services.completion import do_complete_round_if_done, do_match_over
 
 logger = logging.getLogger(__name__)
@@ -179,6 +180,8 @@ def do_void_attempt(claim: Claim, error: str) -> PlayOutcome:
     counted: bool | None = False  # do_match_over's answer for it
     with transaction.atomic():
         if final:
+            match = Match.objects.select_related("league").get(pk=claim.match_id)
+            partner = standings.lock_pair(match, match.league)
             kept = Match.objects.filter(claim.mine()).update(
                 status=MatchStatus.VOID,
                 end_reason=MatchEndReason.INFRASTRUCTURE,
@@ -187,8 +190,12 @@ def do_void_attempt(claim: Claim, error: str) -> PlayOutcome:
                 error=error[:4000],
             )
             if kept:
-                # the match is over: off its round's pending count, in this transaction
-                round_id = Match.objects.values_list("round_id", flat=True).get(pk=claim.match_id)
+                # the match is over: its finished partner's result is out, and it is off
+                # its round's pending count, in this transaction
+                if standings.released(False, partner)[1]:
+                    assert partner is not None
+                    standings.do_release_partner(match.league, partner)
+                round_id = match.round_id
                 counted = do_match_over(round_id)
         else:
             backoff = min(60.0, 2.0**claim.attempt)

@@ -18,6 +18,7 @@ from arena.models import (
     MatchStatus,
     Participation,
 )
+from arena.ratings import standings
 from arena.ratings.ledger import ZeroSumViolation, match_changes
 from arena.ratings.models import LiveRating, RatedMatch
 from arena.runner import MatchResult
@@ -112,6 +113,7 @@ def do_finish_match(
             end_reason=final.reason.value, turns=final.turns, rated=league.rated,
         )  # fmt: skip
     with transaction.atomic():
+        partner = standings.lock_pair(match, league)  # None unless the deals are mirrored
         if not Match.objects.filter(claim.mine()).update(**result):
             now = Match.objects.values_list("status", "attempts").get(pk=claim.match_id)
             logger.warning(
@@ -121,8 +123,16 @@ def do_finish_match(
             return PlayOutcome.LOST_LEASE
         for key, value in result.items():
             setattr(match, key, value)
+        mine, theirs = standings.released(final is not None, partner)
         if final is not None:
-            _apply_ratings(match, league, parts, final.winner)
+            shown = [(p, match.end_reason) for p in parts] if mine else []
+            if theirs:
+                assert partner is not None
+                shown += [(p, partner.end_reason) for p in standings.partner_seats(partner)]
+            _apply_ratings(match, league, parts, final.winner, shown)
+        elif theirs:
+            assert partner is not None
+            standings.do_release_partner(league, partner)
         update_rows(parts, PARTICIPATION_RESULT_FIELDS)
         MatchReplay.objects.create(
             match=match, record=outcome.replay_json(), report=outcome.to_json()
@@ -138,13 +148,21 @@ def do_finish_match(
     return PlayOutcome.FINISHED if final is not None else PlayOutcome.VOID
 
 
-def _apply_ratings(match: Match, league: League, parts: list[Participation], winner: int) -> None:
+def _apply_ratings(
+    match: Match,
+    league: League,
+    parts: list[Participation],
+    winner: int,
+    shown: list[tuple[Participation, str]],
+) -> None:
     """Inside ``do_finish_match``'s transaction: lock the bots' rating rows, apply the
-    match's changes, write the ledger. Raises (rolling everything back) on a zero-sum
-    violation. The changes of one match sum to zero exactly (``match_changes`` checks),
-    so the league's total stays 1500 per row without summing the league here; the
-    recompute (``league recompute-ratings``) checks every row against the ledger."""
-    bots = {p.bot_id for p in parts}
+    match's changes, write the ledger, and add the ``shown`` seats (with their match's
+    end reason: released results, ``arena.ratings.standings``) to the standings. Raises
+    (rolling everything back) on a zero-sum violation. The changes of one match sum to
+    zero exactly (``match_changes`` checks), so the league's total stays 1500 per row
+    without summing the league here; the recompute (``league recompute-ratings``)
+    checks every row against the ledger."""
+    bots = {p.bot_id for p in parts} | {p.bot_id for p, _ in shown}
     rows = {
         r.bot_id: r
         for r in LiveRating.objects.select_for_update()
@@ -177,7 +195,9 @@ def _apply_ratings(match: Match, league: League, parts: list[Participation], win
             p.rating_before, p.rating_change, p.rating_after = old, change, old + change
             rows[p.bot_id].rating = old + change
         RatedMatch.objects.create(league=league, match=match, k_factor=league.k_factor)
+    for p, end_reason in shown:
+        standings.add_shown(rows[p.bot_id], p, end_reason)
     update_rows(
         sorted(rows.values(), key=lambda r: r.pk),
-        ["rating", "games", "wins", "losses", "forfeits", "updated_at"],
+        ["rating", "games", "wins", "losses", "forfeits", "updated_at", *standings.SHOWN_FIELDS],
     )
