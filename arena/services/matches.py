@@ -63,6 +63,9 @@ from referee.config import RULESETS
 logger = logging.getLogger(__name__)
 
 
+#: a game of house bots only publishes its live decisions at most this often (seconds)
+HOUSE_LIVE_EVERY_S = 0.25
+
 #: makes the relay for a match's remote seats (the settings' relay unless a caller says)
 RelayFactory = Callable[[], RunnerRelay]
 
@@ -110,7 +113,8 @@ def play_match(
     # matches at once (threads pool) holds one only while it claims and writes
     # (PostgreSQL's max_connections). A game of house bots only is over in milliseconds
     # of CPU: it keeps its connection (a new one costs about 5 ms).
-    if any(p.bot.kind != "house" for p in parts) and not connection.in_atomic_block:
+    house_only = all(p.bot.kind == "house" for p in parts)
+    if not house_only and not connection.in_atomic_block:
         connection.close()
     try:
         with LeaseHeartbeat(claim):
@@ -133,7 +137,7 @@ def play_match(
                 time_control=TimeControl(league.decision_ms, league.bank_ms),
                 policy=policy,
                 connect_grace_s=league.connect_grace_ms / 1000,
-                on_decision=live.publisher(match.pk),
+                on_decision=live.publisher(match.pk, HOUSE_LIVE_EVERY_S if house_only else 0.0),
                 reconnect_grace_s=league.reconnect_grace_ms / 1000,
             )
     except Exception as exc:  # noqa: BLE001 - whatever failed, it was not a bot's fault
