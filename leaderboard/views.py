@@ -131,7 +131,10 @@ def league(request: HttpRequest, slug: str) -> HttpResponse:
             "standings": standings,
             "version": version,
             # computed only if its cached fragment is stale
-            "crosstable": SimpleLazyObject(lambda: league_reads.league_crosstable(obj, standings)),
+            "crosstable": SimpleLazyObject(
+                lambda: league_reads.league_crosstable(obj, standings, versions.crosstable)
+            ),
+            "crosstable_version": versions.crosstable,
             "rounds": rounds,
             "shown_round": SimpleLazyObject(shown_round),
             "round_matches": SimpleLazyObject(round_matches),
