@@ -10,9 +10,10 @@ and value preparation, and works on PostgreSQL and SQLite (3.33+) alike.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from django.db import connection
-from django.db.models import Model
+from django.db.models import Field, Model
 
 
 def update_rows(rows: Sequence[Model], fields: Sequence[str]) -> int:
@@ -25,17 +26,21 @@ def update_rows(rows: Sequence[Model], fields: Sequence[str]) -> int:
     meta = model._meta
     pk = meta.pk
     assert pk is not None
-    columns = [pk, *(meta.get_field(name) for name in fields)]
+    columns: list[Field[Any, Any]] = [pk]
+    for name in fields:
+        f = meta.get_field(name)
+        assert isinstance(f, Field), f"{name} is not a concrete field"
+        columns.append(f)
     quote = connection.ops.quote_name
     # PostgreSQL types the columns of a VALUES list from its first row, and parameters
     # arrive untyped: cast each to its column's type. SQLite takes the values as bound.
     cast = connection.vendor == "postgresql"
     row_sql = (
         "("
-        + ", ".join(f"CAST(%s AS {f.cast_db_type(connection)})" if cast else "%s" for f in columns)
+        + ", ".join(f"CAST(%s AS {f.db_type(connection)})" if cast else "%s" for f in columns)
         + ")"
     )
-    params: list[object] = []
+    params: list[Any] = []
     for row in rows:
         assert type(row) is model, "update_rows takes rows of one model"
         for f in columns:

@@ -5,6 +5,8 @@ is still being played."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.core.management import call_command
 from django.test import Client
@@ -23,7 +25,7 @@ pytestmark = pytest.mark.services
 LIVE = ["rating", "games", "wins", "losses", "forfeits"]
 
 
-def _rows(league: League, fields: list[str]) -> dict[int, tuple[object, ...]]:
+def _rows(league: League, fields: list[str]) -> dict[int, tuple[Any, ...]]:
     return {
         bot: tuple(values)
         for bot, *values in LiveRating.objects.filter(league=league).values_list("bot_id", *fields)
