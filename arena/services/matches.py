@@ -25,6 +25,7 @@ A worker killed outright leaves its lease to expire; the reaper re-sends the mat
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 
 from django.db import connection
@@ -108,13 +109,15 @@ def play_match(
     league = match.league
     retries_left = match.no_show_retries < league.no_show_retries
     relay = None
-    # A game with remote bots needs no database and may last minutes, waiting on them:
-    # give the connection back until the result is written, so that a worker playing many
-    # matches at once (threads pool) holds one only while it claims and writes
-    # (PostgreSQL's max_connections). A game of house bots only is over in milliseconds
-    # of CPU: it keeps its connection (a new one costs about 5 ms).
+    # The game needs no database and may last minutes: give the connection back until the
+    # result is written, so that a worker playing many matches at once (a threads pool, a
+    # round's pool) holds one only while it claims and writes (PostgreSQL's
+    # max_connections). Except a game of house bots only in a process playing one match at
+    # a time (Celery's solo and prefork pools run tasks in the main thread): it is over in
+    # milliseconds of CPU and keeps its connection (a new one costs about 5 ms).
     house_only = all(p.bot.kind == "house" for p in parts)
-    if not house_only and not connection.in_atomic_block:
+    alone = threading.current_thread() is threading.main_thread()
+    if not (house_only and alone) and not connection.in_atomic_block:
         connection.close()
     try:
         with LeaseHeartbeat(claim):
