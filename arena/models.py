@@ -194,7 +194,8 @@ class League(models.Model):
         related_name="league",
     )
     #: independent deals (default) or mirrored pairs (house bots only: ``arena.deals``)
-    deals = models.CharField(max_length=16, choices=DealMode.choices, default=DealMode.INDEPENDENT)
+    deals = models.CharField(max_length=16, choices=DealMode.choices,
+                             default=DealMode.INDEPENDENT)
     #: pairs of games (teams swapped) per pairing per round
     pairs_per_pairing = models.PositiveSmallIntegerField(default=1)
     decision_ms = models.PositiveIntegerField(default=5_000)
@@ -400,9 +401,8 @@ class MatchReplay(models.Model):
     """The replay of a finished match (``referee.replay.Record`` JSON): kept apart so that
     listing matches never loads it."""
 
-    match = models.OneToOneField(
-        Match, on_delete=models.CASCADE, primary_key=True, related_name="replay"
-    )
+    match = models.OneToOneField(Match, on_delete=models.CASCADE, primary_key=True,
+                                 related_name="replay")
     record = models.JSONField()
     #: the runner's report: per-seat statistics, faults, dropped messages
     report = models.JSONField(default=dict)

@@ -202,7 +202,9 @@ ARENA_REQUEUE_AFTER_SECONDS = env_int("ARENA_REQUEUE_AFTER_SECONDS", default=600
 #: a slow bot's matches do not hold the others back
 ARENA_ROUND_CONCURRENCY = env_int("ARENA_ROUND_CONCURRENCY", default=4, minimum=1, maximum=64)
 #: the `arena.run_match` task's soft time limit (its hard limit is 60 s more)
-ARENA_MATCH_TIME_LIMIT_SECONDS = env_int("ARENA_MATCH_TIME_LIMIT_SECONDS", default=3600, minimum=10)
+ARENA_MATCH_TIME_LIMIT_SECONDS = env_int(
+    "ARENA_MATCH_TIME_LIMIT_SECONDS", default=3600, minimum=10
+)
 
 # ---------------------------------------------------------------- gRPC gateway
 

@@ -24,10 +24,8 @@ from leaderboard.reads import matches as match_reads
 
 def error_page(request: HttpRequest, status: int, title: str, message: str) -> HttpResponse:
     return render(
-        request,
-        "leaderboard/error.html",
-        {"title": title, "message": message, "status": status},
-        status=status,
+        request, "leaderboard/error.html",
+        {"title": title, "message": message, "status": status}, status=status,
     )
 
 
@@ -216,10 +214,8 @@ def matches(request: HttpRequest) -> HttpResponse:
     if page.next_before is not None:
         from urllib.parse import urlencode
 
-        next_url = (
-            reverse("leaderboard:matches")
-            + "?"
-            + urlencode({**f.query(), "before": page.next_before})
+        next_url = reverse("leaderboard:matches") + "?" + urlencode(
+            {**f.query(), "before": page.next_before}
         )
     return render(
         request,

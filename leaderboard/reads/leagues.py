@@ -214,7 +214,9 @@ def league_standings(
     text = version or standings_version(league)
     batch = {b.bot_id: b for b in BatchRating.objects.filter(league=league)}
     batch_at = max((b.computed_at for b in batch.values()), default=None)
-    entered = set(Entry.objects.filter(league=league, active=True).values_list("bot_id", flat=True))
+    entered = set(
+        Entry.objects.filter(league=league, active=True).values_list("bot_id", flat=True)
+    )
     # the standings rows as shown (results out: not a mirrored pair's game while the
     # other is played), kept by each result's transaction: never summed from history
     ratings = (

@@ -24,7 +24,9 @@ pytestmark = [pytest.mark.services, pytest.mark.slow]
 
 
 def _round_complete(league, number: int) -> bool:
-    return Round.objects.filter(league=league, number=number, status=RoundStatus.COMPLETE).exists()
+    return Round.objects.filter(
+        league=league, number=number, status=RoundStatus.COMPLETE
+    ).exists()
 
 
 def _running_on(league, worker: Worker) -> Match | None:

@@ -550,10 +550,7 @@ def make_noise(
         action = pb.Action(match_id=request.match_id, seq=seq, choice_index=0)
         # dropped (and counted by the runner); the bot is told which decision it got wrong
         return pb.BotMessage(action=action).SerializeToString(), (
-            "error",
-            "wrong_seq",
-            request.match_id,
-            seq,
+            "error", "wrong_seq", request.match_id, seq
         )
     if noise in ("other_match", "unknown_match"):
         match_id = other if noise == "other_match" else data.draw(pf.text(), label="match id")

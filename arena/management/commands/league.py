@@ -346,7 +346,8 @@ class Command(BaseCommand):
                 )
             )
             self.stdout.write(
-                f"created {league.name} (simple, 2 seats, 2 pairs per pairing, independent deals)"
+                f"created {league.name} (simple, 2 seats, 2 pairs per pairing, "
+                "independent deals)"
             )
         for name, spec in (
             ("random", "random"),
