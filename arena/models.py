@@ -299,6 +299,11 @@ class Round(models.Model):
     #: matches written so far (a round scheduled in batches moves it with a compare-and-set
     #: per batch, so two schedulers of one round never both write)
     scheduled_matches = models.PositiveIntegerField(default=0)
+    #: matches of the round not over yet (queued or running), kept by the scheduler and
+    #: decremented in each result's transaction, so that completing a round does not count
+    #: its matches (``arena.services.completion``); NULL: not kept (a round made some other
+    #: way), and completion counts the matches instead
+    pending_matches = models.IntegerField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["league", "number"]

@@ -1,19 +1,31 @@
 """Web and API latency on a large database: p50 / p95 of the standings page, a bot page,
-the match list API and a replay's JSON, each beside trivial views measured in the same
-run (the site's layout with one query; one row through DRF), with the ratio of p95s.
+one bot's match list and more, each beside trivial views measured in the same run (the
+site's layout with one query; one row through DRF), with the ratios of p50s and p95s.
 
 Data (made once, reused by later runs; ``--regenerate`` makes it again): 1,000 bots,
 20 leagues of 50, 200,000 finished matches in pairs (200 rounds per league) with
 their 400,000 participations, live and batch ratings, and a replay per match (20 real
 small replays, reused), written with ``bulk_create`` into a PostgreSQL database of its own.
 
-    .venv/bin/python bench/web_pages.py [--requests 300] [--regenerate]
+    .venv/bin/python bench/web_pages.py [--requests 300] [--regenerate] [--cache local|redis]
         [--database-url postgres://postgres@127.0.0.1:5432/agent_avenue_web_bench]
 
 Requests go through Django's test client in this process (the whole middleware stack,
 sessions, templates, DRF, PostgreSQL; not a socket), one at a time, interleaved across the
-URLs so that noise hits them all alike. DEBUG is off and the cache is in-process (embedded
-mode); caches are warmed first, as a running site's are.
+URLs so that noise hits them all alike. DEBUG and HTTPS_ONLY are off (the test client
+speaks plain HTTP; HTTPS_ONLY, on by default without DEBUG, would answer 301). The cache
+is the process's own (``--cache local``, embedded mode) or Django's Redis cache as a
+deployment has it (``--cache redis``: ``arena.cache.ResilientRedisCache`` at REDIS_URL,
+default redis://127.0.0.1:6379/0, under a key prefix of this run's own).
+
+Three measurements, each on warm caches first, as a running site's are:
+
+* **warm**: nothing changes between requests;
+* **after a result**: before each request of a page, a result lands in the page's league
+  (what a result's transaction writes to what the pages read: two standings rows with
+  their rating rows' ``updated_at``, and a match's ``finished_at``), so every fragment
+  keyed by the league's or the bot's version is stale, the rest of the cache warm;
+* **cold** (``--cache local`` only): the whole cache cleared before every request.
 """
 
 from __future__ import annotations
@@ -24,6 +36,7 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -34,13 +47,18 @@ BOTS, LEAGUES, MATCHES = 1000, 20, 200_000
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/agent_avenue_web_bench"
 
 
-def setup_django(url: str) -> None:
+def setup_django(url: str, cache: str = "local") -> None:
     os.environ["DATABASE_URL"] = url
     os.environ["DEBUG"] = "0"
     os.environ["HTTPS_ONLY"] = "0"  # the test client speaks plain HTTP
+    os.environ["SECURE_HSTS_SECONDS"] = "0"
     os.environ.setdefault("SECRET_KEY", "bench-only-" + "x" * 40)
     os.environ["ALLOWED_HOSTS"] = "testserver,localhost"
-    os.environ.pop("REDIS_URL", None)
+    if cache == "redis":
+        os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/0")
+        os.environ["CACHE_PREFIX"] = f"bench-web-{os.getpid()}"
+    else:
+        os.environ.pop("REDIS_URL", None)
     os.environ.setdefault("LOG_LEVEL", "WARNING")
     os.environ["DJANGO_SETTINGS_MODULE"] = "arena.settings"
     import django
@@ -49,6 +67,8 @@ def setup_django(url: str) -> None:
     from django.conf import settings
 
     settings.ROOT_URLCONF = "bench.web_urls"
+    if settings.SECURE_SSL_REDIRECT:
+        raise SystemExit("HTTPS_ONLY is on: every plain-HTTP request would answer 301")
 
 
 def ensure_database(url: str) -> None:
@@ -239,9 +259,50 @@ def generate() -> None:
     print(f"generated in {time.perf_counter() - t0:.1f} s")
 
 
-def measure(urls: dict[str, str], requests: int, cold: bool = False) -> dict[str, list[float]]:
+class ResultLands:
+    """What a result's transaction writes that the pages read, for the league of the
+    standings page and the measured bot: two of the league's standings rows (one the
+    bot's), with their rating rows' ``updated_at``, and a finished match's ``finished_at``
+    (the rounds' version). Written like a result: one transaction, committed."""
+
+    def __init__(self, league_slug: str, bot_name: str) -> None:
+        from arena.models import Match
+        from arena.ratings.models import LiveRating
+
+        self.rows = list(
+            LiveRating.objects.filter(league__slug=league_slug).order_by("-shown_rating")
+            .values_list("pk", flat=True)[:2]
+        )  # fmt: skip
+        self.rows += list(
+            LiveRating.objects.filter(bot__name=bot_name).values_list("pk", flat=True)
+        )
+        self.match = Match.objects.filter(league__slug=league_slug).order_by("-id")[0].pk
+
+    def __call__(self) -> None:
+        from django.db import transaction
+        from django.db.models import F
+        from django.utils import timezone
+
+        from arena.models import Match
+        from arena.ratings.models import LiveRating
+
+        now = timezone.now()
+        with transaction.atomic():
+            LiveRating.objects.filter(pk__in=self.rows).update(
+                updated_at=now, games=F("games") + 1, shown_games=F("shown_games") + 1
+            )
+            Match.objects.filter(pk=self.match).update(finished_at=now)
+
+
+def measure(
+    urls: dict[str, str],
+    requests: int,
+    cold: bool = False,
+    before: dict[str, Callable[[], None]] | None = None,
+) -> dict[str, list[float]]:
     """``cold``: the cache is cleared before every request (every fragment and the
-    crosstable and bot statistics are computed again), the worst case after a write."""
+    crosstable and bot statistics are computed again), the worst case after a write.
+    ``before[name]`` runs (untimed) before each request of ``name``."""
     from django.core.cache import cache
     from django.test import Client
 
@@ -257,6 +318,8 @@ def measure(urls: dict[str, str], requests: int, cold: bool = False) -> dict[str
         for name in names:
             if cold:
                 cache.clear()
+            if before and name in before:
+                before[name]()
             t = time.perf_counter()
             response = client.get(urls[name])
             times[name].append((time.perf_counter() - t) * 1000)
@@ -269,16 +332,26 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def report(title: str, times: dict[str, list[float]]) -> None:
+    base = times["trivial page"]
+    b50, b95 = statistics.median(base), pct(base, 0.95)
+    print(f"\n{title}; milliseconds, ratios to the trivial page of the same measurement")
+    print(f"{'view':<26}{'p50':>8}{'p95':>8}{'p50 ratio':>11}{'p95 ratio':>11}")
+    for name, values in times.items():
+        p50, p95 = statistics.median(values), pct(values, 0.95)
+        print(f"{name:<26}{p50:8.2f}{p95:8.2f}{p50 / b50:10.2f}x{p95 / b95:10.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=300, help="per URL")
     parser.add_argument("--regenerate", action="store_true")
-    parser.add_argument(
-        "--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB)
-    )
+    parser.add_argument("--cache", choices=["local", "redis"], default="local")
+    parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB))
     args = parser.parse_args()
     ensure_database(args.database_url)
-    setup_django(args.database_url)
+    setup_django(args.database_url, args.cache)
+    from django.conf import settings
     from django.core.management import call_command
 
     from arena.models import Bot, Match, MatchStatus
@@ -293,7 +366,8 @@ def main() -> None:
         generate()
     else:
         print(f"reusing the bench database ({have:,} finished matches)")
-    bot = Bot.objects.get(name="bot0420")
+    print(f"cache: {settings.CACHES['default']['BACKEND']}")
+    bot = Bot.objects.get(name="bot0420")  # in league-00 (bot i plays in league i % 20)
     match_id = Match.objects.filter(league__slug="league-07").order_by("id")[5000].pk
     urls = {
         "trivial page": "/bench/trivial/",
@@ -304,22 +378,19 @@ def main() -> None:
         "match list API, one bot": f"/api/matches/?bot={bot.name}",
         "replay JSON": f"/api/matches/{match_id}/replay/",
     }
-    times = measure(urls, args.requests)
-    base_page = pct(times["trivial page"], 0.95)
-    base_api = pct(times["trivial API"], 0.95)
-    print(f"\n{args.requests} requests per URL, interleaved; milliseconds")
-    print(f"{'view':<26}{'p50':>8}{'p95':>8}{'p95 / trivial page':>20}{'p95 / trivial API':>19}")
-    for name, values in times.items():
-        p95 = pct(values, 0.95)
-        print(
-            f"{name:<26}{statistics.median(values):8.2f}{p95:8.2f}"
-            f"{p95 / base_page:19.2f}x{p95 / base_api:18.2f}x"
-        )
-    cold = measure({k: v for k, v in urls.items() if "page" in k}, max(20, args.requests // 5),
-                   cold=True)  # fmt: skip
-    print("\ncold cache (cleared before each request: fragments, crosstable, bot statistics)")
-    for name, values in cold.items():
-        print(f"{name:<26}{statistics.median(values):8.2f}{pct(values, 0.95):8.2f}")
+    report(f"warm, {args.requests} requests per URL, interleaved", measure(urls, args.requests))
+    lands = ResultLands("league-00", bot.name)
+    pages = ["trivial page", "trivial API", "standings page", "bot page",
+             "match list API, one bot"]  # fmt: skip
+    after = measure(
+        {k: urls[k] for k in pages}, args.requests,
+        before={k: lands for k in pages if not k.startswith("trivial")},
+    )  # fmt: skip
+    report(f"right after a result (one before each request), {args.requests} per URL", after)
+    if args.cache == "local":
+        cold = measure({k: v for k, v in urls.items() if "page" in k}, max(20, args.requests // 5),
+                       cold=True)  # fmt: skip
+        report("cold cache (cleared before each request: fragments, crosstable, bot stats)", cold)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from django.utils.functional import SimpleLazyObject
 
 from arena import public_facts
 from arena.models import Bot, BotKind, League, Match, MatchStatus, Round
-from leaderboard import replays
+from leaderboard import fragments, replays
 from leaderboard.reads import analytics as analytics_reads
 from leaderboard.reads import bots as bot_reads
 from leaderboard.reads import h2h as h2h_reads
@@ -129,7 +129,19 @@ def league(request: HttpRequest, slug: str) -> HttpResponse:
             "standings": standings,
             "version": version,
             # computed only if its cached fragment is stale
-            "crosstable": SimpleLazyObject(lambda: league_reads.league_crosstable(obj, standings)),
+            "crosstable": SimpleLazyObject(
+                lambda: league_reads.league_crosstable(obj, standings, versions.crosstable)
+            ),
+            "crosstable_version": versions.crosstable,
+            # rows cached one by one (read only when the standings fragment is stale)
+            "standing_rows": SimpleLazyObject(
+                lambda: fragments.cached_rows(
+                    standings.rows,
+                    lambda r: f"{obj.slug}:{league_reads.PROVISIONAL_GAMES}:{r.fragment}",
+                    "leaderboard/_standing_row.html",
+                    {"league": obj, "provisional_games": league_reads.PROVISIONAL_GAMES},
+                )
+            ),
             "rounds": rounds,
             "shown_round": SimpleLazyObject(shown_round),
             "round_matches": SimpleLazyObject(round_matches),

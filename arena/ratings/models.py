@@ -1,7 +1,8 @@
 """Ratings of bots in leagues.
 
 * ``LiveRating``: the Elo after every rated match, one row per (league, bot); written only
-  by ``arena.services.results`` (with the match's result, the row locked).
+  by ``arena.services.results`` (with the match's result, the row locked). Its ``shown_*``
+  columns are the standings the site shows (``arena.ratings.standings``).
 * ``RatedMatch``: the ledger of rating applications. One row per rated match (unique), so
   a match is rated at most once; its id orders the applications, which is the order
   ``recompute_ratings`` replays them in. The per-bot changes are on the match's
@@ -35,6 +36,13 @@ class LiveRating(models.Model):
     losses = models.PositiveIntegerField(default=0)
     #: games this bot lost by its own fault (timeout, crash, no-show, ...)
     forfeits = models.PositiveIntegerField(default=0)
+    #: the standings as shown: the same over the results that are out, without a game of
+    #: a mirrored pair whose other game is still being played (``arena.ratings.standings``)
+    shown_rating = models.DecimalField(max_digits=12, decimal_places=4, default=START_RATING)
+    shown_games = models.PositiveIntegerField(default=0)
+    shown_wins = models.PositiveIntegerField(default=0)
+    shown_losses = models.PositiveIntegerField(default=0)
+    shown_forfeits = models.PositiveIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -104,7 +112,8 @@ class VersionRating(models.Model):
     version current and copies its rating into the bot's row. A new version starts at its
     parent's rating (``start``), so the league's total moves by what versions brought in:
     ``sum(LiveRating) = 1500 x rows + sum(current: rating - 1500) - sum(all: rating - start)``
-    (``arena.services.results.check_league_total``)."""
+    (checked by ``tests/hosting/test_version_ratings.py``; a match's changes sum to zero, and
+    ``league recompute-ratings`` checks every row against the ledger)."""
 
     league = models.ForeignKey("arena.League", on_delete=models.CASCADE, related_name="+")
     bot = models.ForeignKey("arena.Bot", on_delete=models.CASCADE, related_name="+")

@@ -320,20 +320,21 @@ class Standing:
 
 
 def standings(league: League) -> list[Standing]:
-    """The league's bots by live rating, with their batch fit when there is one."""
+    """The league's bots by live rating, with their batch fit when there is one: the
+    standings as shown (``arena.ratings.standings``)."""
     batch = {b.bot_id: b for b in BatchRating.objects.filter(league=league)}
     return [
         Standing(
             r.bot_id,
             r.bot.name,
-            r.rating,
-            r.games,
-            r.wins,
-            r.losses,
-            r.forfeits,
+            r.shown_rating,
+            r.shown_games,
+            r.shown_wins,
+            r.shown_losses,
+            r.shown_forfeits,
             batch.get(r.bot_id),
         )
         for r in LiveRating.objects.filter(league=league)
         .select_related("bot")
-        .order_by("-rating", "bot__name")
+        .order_by("-shown_rating", "bot__name")
     ]

@@ -12,10 +12,13 @@ import logging
 from collections.abc import Iterable
 
 from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
 
 from arena.analytics.measure import GameFacts, measure
 from arena.analytics.models import LATENCY_BUCKETS_MS, BotAnalytics
 from arena.models import League, Participation
+from arena.services.rowwrites import update_rows
 from referee.cards import Agent
 from referee.replay import Record
 
@@ -41,9 +44,11 @@ def _rows(league: League, keys: Iterable[Key]) -> dict[Key, BotAnalytics]:
         ignore_conflicts=True,
     )
     bots = {b for b, _ in keys}
+    # only the rows of this match (a bot has a row per opponent it ever met)
     found = (
         BotAnalytics.objects.select_for_update()
         .filter(league=league, bot_id__in=bots)
+        .filter(Q(opponent__isnull=True) | Q(opponent_id__in=bots))
         .order_by("id")
     )
     return {(r.bot_id, r.opponent_id): r for r in found if (r.bot_id, r.opponent_id) in keys}
@@ -80,5 +85,14 @@ def _record(
             row.gain_total += offer.gain
             row.handed_third_daredevil += int(offer.handed_third is Agent.DAREDEVIL)
             row.handed_third_codebreaker += int(offer.handed_third is Agent.CODEBREAKER)
+    now = timezone.now()
     for row in rows.values():
-        row.save()
+        row.updated_at = now
+    update_rows(sorted(rows.values(), key=lambda r: r.pk), _FIELDS)
+
+
+#: what a match adds to (everything but the row's keys)
+_FIELDS = [
+    "games", "offers", "face_down_taken", "gain_total", "handed_third_daredevil",
+    "handed_third_codebreaker", "end_for", "end_against", "decisions", "latency", "updated_at",
+]  # fmt: skip

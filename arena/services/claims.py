@@ -28,7 +28,8 @@ from arena.models import (
     MatchEndReason,
     MatchStatus,
 )
-from arena.services.rounds import do_complete_round_if_done
+from arena.ratings import standings
+from arena.services.completion import do_complete_round_if_done, do_match_over
 
 logger = logging.getLogger(__name__)
 
@@ -252,8 +253,12 @@ def do_void_attempt(claim: Claim, error: str) -> PlayOutcome:
     expires and the reaper re-sends the match."""
     final = claim.attempt >= settings.ARENA_MAX_ATTEMPTS
     now = timezone.now()
+    round_id = 0  # of a match this attempt makes void
+    counted: bool | None = False  # do_match_over's answer for it
     with transaction.atomic():
         if final:
+            match = Match.objects.select_related("league").get(pk=claim.match_id)
+            partner = standings.lock_pair(match, match.league)
             kept = Match.objects.filter(claim.mine()).update(
                 status=MatchStatus.VOID,
                 end_reason=MatchEndReason.INFRASTRUCTURE,
@@ -261,6 +266,14 @@ def do_void_attempt(claim: Claim, error: str) -> PlayOutcome:
                 lease_expires_at=None,
                 error=error[:4000],
             )
+            if kept:
+                # the match is over: its finished partner's result is out, and it is off
+                # its round's pending count, in this transaction
+                if standings.released(False, partner)[1]:
+                    assert partner is not None
+                    standings.do_release_partner(match.league, partner)
+                round_id = match.round_id
+                counted = do_match_over(round_id)
         else:
             backoff = min(60.0, 2.0**claim.attempt)
             kept = Match.objects.filter(claim.mine()).update(
@@ -277,11 +290,7 @@ def do_void_attempt(claim: Claim, error: str) -> PlayOutcome:
         logger.error(
             "match %d: void after %d failed attempts: %s", claim.match_id, claim.attempt, error
         )
-        _complete_round(claim.match_id)
+        if counted is None:
+            do_complete_round_if_done(round_id)
         return PlayOutcome.VOID
     return PlayOutcome.REQUEUED
-
-
-def _complete_round(match_id: int) -> None:
-    round_id = Match.objects.values_list("round_id", flat=True).get(pk=match_id)
-    do_complete_round_if_done(round_id)

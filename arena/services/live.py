@@ -11,6 +11,7 @@ choices, so only the spectator's frames built from them are ever served.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -24,15 +25,23 @@ def _key(match_id: int) -> str:
     return f"live:v1:{match_id}"
 
 
-def publisher(match_id: int) -> Callable[[RecordedDecision], None]:
+def publisher(match_id: int, every_s: float = 0.0) -> Callable[[RecordedDecision], None]:
     """A listener for ``run_match(on_decision=...)``: each call stores the decisions so far
-    (a game has at most a few hundred; a fresh attempt starts a fresh list)."""
+    (a game has at most a few hundred; a fresh attempt starts a fresh list). ``every_s``:
+    store at most once per that many seconds (the first decision at once). A game of house
+    bots only is over in milliseconds, faster than any spectator's page polls: a cache
+    write per decision was a third of its whole orchestration."""
     decisions: list[dict[str, Any]] = []
     timeout = settings.ARENA_MATCH_TIME_LIMIT_SECONDS
+    last = -float("inf")
 
     def heard(decision: RecordedDecision) -> None:
+        nonlocal last
         decisions.append(decision.to_json())
-        cache.set(_key(match_id), decisions, timeout=timeout)
+        now = time.monotonic()
+        if now - last >= every_s:
+            last = now
+            cache.set(_key(match_id), decisions, timeout=timeout)
 
     cache.delete(_key(match_id))
     return heard

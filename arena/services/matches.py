@@ -26,6 +26,7 @@ A worker killed outright leaves its lease to expire; the reaper re-sends the mat
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from contextlib import nullcontext
 
@@ -61,12 +62,15 @@ from arena.services.claims import (
     worker_id,
 )
 from arena.services.leagues import check_fault_policy
-from arena.services.results import do_finish_match
+from arena.services.results import Played, do_finish_match
 from referee import GameConfig, Mode
 from referee.config import RULESETS
 
 logger = logging.getLogger(__name__)
 
+
+#: a game of house bots only publishes its live decisions at most this often (seconds)
+HOUSE_LIVE_EVERY_S = 0.25
 
 #: makes the relay for a match's remote seats (the settings' relay unless a caller says)
 RelayFactory = Callable[[], RunnerRelay]
@@ -118,15 +122,20 @@ def play_match(
 
 def _play_claimed(claim: Claim, relay_factory: RelayFactory | None) -> PlayOutcome:
     match_id = claim.match_id
-    match = Match.objects.select_related("league").get(pk=match_id)
+    played = Played.load(match_id)
+    match, parts = played.match, played.parts
     league = match.league
-    parts = list(match.participations.select_related("bot").order_by("seat"))
     retries_left = match.no_show_retries < league.no_show_retries
     relay = None
     # The game needs no database and may last minutes: give the connection back until the
-    # result is written, so that a worker playing many matches at once (threads pool)
-    # holds one only while it claims and writes (PostgreSQL's max_connections).
-    if not connection.in_atomic_block:
+    # result is written, so that a worker playing many matches at once (a threads pool, a
+    # round's pool) holds one only while it claims and writes (PostgreSQL's
+    # max_connections). Except a game of house bots only in a process playing one match at
+    # a time (Celery's solo and prefork pools run tasks in the main thread): it is over in
+    # milliseconds of CPU and keeps its connection (a new one costs about 5 ms).
+    house_only = all(p.bot.kind == "house" for p in parts)
+    alone = threading.current_thread() is threading.main_thread()
+    if not (house_only and alone) and not connection.in_atomic_block:
         connection.close()
     try:
         if RULESETS[league.ruleset].version != league.ruleset_version:
@@ -153,7 +162,7 @@ def _play_claimed(claim: Claim, relay_factory: RelayFactory | None) -> PlayOutco
                 time_control=TimeControl(league.decision_ms, league.bank_ms),
                 policy=policy,
                 connect_grace_s=league.connect_grace_ms / 1000,
-                on_decision=live.publisher(match.pk),
+                on_decision=live.publisher(match.pk, HOUSE_LIVE_EVERY_S if house_only else 0.0),
                 reconnect_grace_s=league.reconnect_grace_ms / 1000,
             )
     except Exception as exc:  # noqa: BLE001 - whatever failed, it was not a bot's fault
@@ -171,7 +180,7 @@ def _play_claimed(claim: Claim, relay_factory: RelayFactory | None) -> PlayOutco
     ):
         return do_retry_no_show(claim, league, ", ".join(f.bot for f in no_shows))
     try:
-        return do_finish_match(claim, outcome)
+        return do_finish_match(claim, outcome, played)
     except Exception as exc:  # noqa: BLE001 - e.g. the database went away mid-write
         logger.exception("match %d attempt %d: could not write the result", match_id, claim.attempt)
         return do_void_attempt(claim, f"{type(exc).__name__}: {exc}")

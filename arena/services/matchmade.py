@@ -157,7 +157,9 @@ def do_write_round(
     with transaction.atomic():
         started = Round.objects.filter(
             pk=rnd.pk, status=RoundStatus.SCHEDULING, scheduled_matches=written
-        ).update(status=RoundStatus.PLAYING)
+        ).update(status=RoundStatus.PLAYING, pending_matches=written)
+        # (every match of the round is queued until now: the count completion keeps,
+        # arena.services.completion)
         if not started:
             return None
         ids = list(Match.objects.filter(round=rnd).order_by("id").values_list("id", flat=True))

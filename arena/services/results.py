@@ -5,10 +5,9 @@ See ``arena.services.matches`` for the whole path.
 from __future__ import annotations
 
 import logging
-from decimal import Decimal
+from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import Count, Sum
 from django.utils import timezone
 
 from arena.models import (
@@ -19,13 +18,14 @@ from arena.models import (
     MatchStatus,
     Participation,
 )
-from arena.ratings import versions
+from arena.ratings import standings, versions
 from arena.ratings.ledger import ZeroSumViolation, match_changes
-from arena.ratings.models import START_RATING, LiveRating, RatedMatch
+from arena.ratings.models import LiveRating, RatedMatch
 from arena.runner import MatchResult
 from arena.services import analytics
 from arena.services.claims import Claim, PlayOutcome
-from arena.services.rounds import do_complete_round_if_done
+from arena.services.completion import do_complete_round_if_done, do_match_over
+from arena.services.rowwrites import update_rows
 
 logger = logging.getLogger(__name__)
 
@@ -64,53 +64,77 @@ PARTICIPATION_RESULT_FIELDS = [
 ]
 
 
-def do_finish_match(claim: Claim, outcome: MatchResult) -> PlayOutcome:
+@dataclass(frozen=True)
+class Played:
+    """What ``play_match`` read for the game and the result needs again: the match with
+    its league, and its participations. A participation is written only by its match's
+    result, under the match row's lock, so the rows read after the claim are still the
+    stored ones when the result is written."""
+
+    match: Match
+    parts: list[Participation]
+
+    @classmethod
+    def load(cls, match_id: int) -> Played:
+        match = Match.objects.select_related("league").get(pk=match_id)
+        parts = list(match.participations.select_related("bot").order_by("seat"))
+        return cls(match, parts)
+
+
+def do_finish_match(
+    claim: Claim, outcome: MatchResult, played: Played | None = None
+) -> PlayOutcome:
     """Write the attempt's result, replay, participations and rating changes in one
-    transaction.
+    transaction, and complete the round if this was its last match.
 
     Locks, in this order (every writer of ratings takes them in the same order, so two
     finishing matches never deadlock): the match row (which guards its participations),
-    then the league's live rating rows of its bots by id. Nothing is written unless the match is
-    still held by this attempt."""
-    now = timezone.now()
+    then the league's live rating rows of its bots by id, the bots' analytics rows by id,
+    and last the round row (held only until the commit). Nothing is written unless the
+    match is still held by this attempt: the first statement is the match's conditional
+    update, which both checks that and takes the row's lock."""
+    if played is None:
+        played = Played.load(claim.match_id)
+    match, parts, league = played.match, played.parts, played.match.league
+    final = outcome.result
+    for p in parts:
+        _fill_seat(p, outcome)
+    result: dict[str, object] = {
+        "finished_at": timezone.now(),
+        "duration_ms": round(outcome.duration_s * 1000, 3),
+        "decisions": len(outcome.record.decisions),
+        "lease_expires_at": None,
+        "error": "",
+    }
+    if final is None:
+        result.update(status=MatchStatus.VOID, end_reason=MatchEndReason.ABORTED)
+    else:
+        result.update(
+            status=MatchStatus.FINISHED, winner_team=final.winner,
+            end_reason=final.reason.value, turns=final.turns, rated=league.rated,
+        )  # fmt: skip
     with transaction.atomic():
-        match = Match.objects.select_for_update().select_related("league").get(pk=claim.match_id)
-        if not (
-            match.status == MatchStatus.RUNNING
-            and match.attempts == claim.attempt
-            and match.worker_id == claim.worker
-        ):
+        partner = standings.lock_pair(match, league)  # None unless the deals are mirrored
+        if not Match.objects.filter(claim.mine()).update(**result):
+            now = Match.objects.values_list("status", "attempts").get(pk=claim.match_id)
             logger.warning(
                 "match %d: attempt %d lost its lease (now %s, attempt %d); result discarded",
-                match.pk,
-                claim.attempt,
-                match.status,
-                match.attempts,
-            )
+                claim.match_id, claim.attempt, *now,
+            )  # fmt: skip
             return PlayOutcome.LOST_LEASE
-        league = match.league
-        parts = list(Participation.objects.select_for_update().filter(match=match).order_by("id"))
-        for p in parts:
-            _fill_seat(p, outcome)
-        match.finished_at = now
-        match.duration_ms = round(outcome.duration_s * 1000, 3)
-        match.decisions = len(outcome.record.decisions)
-        match.lease_expires_at = None
-        match.error = ""
-        final = outcome.result
-        if final is None:
-            match.status = MatchStatus.VOID
-            match.end_reason = MatchEndReason.ABORTED
-        else:
-            match.status = MatchStatus.FINISHED
-            match.winner_team = final.winner
-            match.end_reason = final.reason.value
-            match.turns = final.turns
-            _apply_ratings(match, league, parts, final.winner)
-        # one plain UPDATE per row: a match has 2 to 4 of them, and bulk_update's CASE
-        # expressions cost more to build than the round trips they save
-        for p in parts:
-            p.save(update_fields=PARTICIPATION_RESULT_FIELDS)
+        for key, value in result.items():
+            setattr(match, key, value)
+        mine, theirs = standings.released(final is not None, partner)
+        if final is not None:
+            shown = [(p, match.end_reason) for p in parts] if mine else []
+            if theirs:
+                assert partner is not None
+                shown += [(p, partner.end_reason) for p in standings.partner_seats(partner)]
+            _apply_ratings(match, league, parts, final.winner, shown)
+        elif theirs:
+            assert partner is not None
+            standings.do_release_partner(league, partner)
+        update_rows(parts, PARTICIPATION_RESULT_FIELDS)
         MatchReplay.objects.create(
             match=match, record=outcome.replay_json(), report=outcome.to_json()
         )
@@ -118,17 +142,28 @@ def do_finish_match(claim: Claim, outcome: MatchResult) -> PlayOutcome:
             analytics.do_record_match(
                 league, parts, outcome.record, final.reason.value, final.winner
             )
-        match.save()
+        counted = do_match_over(match.round_id)
     logger.info("match %d: %s", match.pk, match.end_reason)
-    do_complete_round_if_done(match.round_id)
+    if counted is None:
+        do_complete_round_if_done(match.round_id)
     return PlayOutcome.FINISHED if final is not None else PlayOutcome.VOID
 
 
-def _apply_ratings(match: Match, league: League, parts: list[Participation], winner: int) -> None:
+def _apply_ratings(
+    match: Match,
+    league: League,
+    parts: list[Participation],
+    winner: int,
+    shown: list[tuple[Participation, str]],
+) -> None:
     """Inside ``do_finish_match``'s transaction: lock the bots' rating rows, apply the
-    match's changes, write the ledger. Raises (rolling everything back) on a zero-sum
-    violation."""
-    bots = {p.bot_id for p in parts}
+    match's changes, write the ledger, and add the ``shown`` seats (with their match's
+    end reason: released results, ``arena.ratings.standings``) to the standings. Raises
+    (rolling everything back) on a zero-sum violation. The changes of one match sum to
+    zero exactly (``match_changes`` checks), so the league's total stays 1500 per row
+    without summing the league here; the recompute (``league recompute-ratings``)
+    checks every row against the ledger."""
+    bots = {p.bot_id for p in parts} | {p.bot_id for p, _ in shown}
     rows = {
         r.bot_id: r
         for r in LiveRating.objects.select_for_update()
@@ -141,9 +176,10 @@ def _apply_ratings(match: Match, league: League, parts: list[Participation], win
     by_seat = sorted(parts, key=lambda p: p.seat)
     # hosted seats: the version that played is rated, the bot's row carries the current one
     version_rows = versions.lock_for_match(league, by_seat, rows)
+    now = timezone.now()
     for p in by_seat:
         row = rows[p.bot_id]
-        row.updated_at = timezone.now()
+        row.updated_at = now
         row.games += 1
         if p.won:
             row.wins += 1
@@ -162,27 +198,10 @@ def _apply_ratings(match: Match, league: League, parts: list[Participation], win
             p.rating_before, p.rating_change, p.rating_after = old, change, old + change
             versions.apply_change(p, rows, version_rows, old + change)
         RatedMatch.objects.create(league=league, match=match, k_factor=league.k_factor)
-        match.rated = True
-    for row in rows.values():
-        row.save(update_fields=["rating", "games", "wins", "losses", "forfeits", "updated_at"])
+    for p, end_reason in shown:
+        standings.add_shown(rows[p.bot_id], p, end_reason)
+    update_rows(
+        sorted(rows.values(), key=lambda r: r.pk),
+        ["rating", "games", "wins", "losses", "forfeits", "updated_at", *standings.SHOWN_FIELDS],
+    )
     versions.save(version_rows)
-    if league.rated:
-        check_league_total(league)
-
-
-def check_league_total(league: League) -> None:
-    """The league's ratings sum to 1500 per rating row (committed rows plus ours), plus
-    what hosted bots' versions brought in (``arena.ratings.versions.total_adjustment``)."""
-    agg = LiveRating.objects.filter(league=league).aggregate(total=Sum("rating"), count=Count("id"))
-    count = agg["count"]
-    expected = START_RATING * count + versions.total_adjustment(league)
-    total = agg["total"] if agg["total"] is not None else Decimal(0)
-    if Decimal(total).quantize(Decimal("0.0001")) != expected:
-        logger.critical(
-            "league %s: ratings sum to %s, not %s (%d rows): zero-sum violated",
-            league.name,
-            total,
-            expected,
-            count,
-        )
-        raise ZeroSumViolation(f"league {league.name}: ratings sum to {total}, not {expected}")

@@ -16,7 +16,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from arena.deals import new_seed
-from arena.dispatch import dispatcher, enqueue_fit, enqueue_match
+from arena.dispatch import dispatcher, enqueue_match
 from arena.models import (
     DealMode,
     Entry,
@@ -29,6 +29,7 @@ from arena.models import (
     RoundStatus,
 )
 from arena.scheduling import Pairing, meetings, pair_games, round_pairings
+from arena.services.completion import do_complete_round_if_done
 from arena.services.leagues import LeagueError, check_can_schedule
 from arena.services.matchmade import OnBatch, do_write_round
 
@@ -179,33 +180,16 @@ def _schedule_round_robin(
                     )
                 )
     Participation.objects.bulk_create(participations)
-    Round.objects.filter(pk=rnd.pk).update(scheduled_matches=len(matches))
-    rnd.scheduled_matches = len(matches)
+    # a new round: every match is pending (the count completion keeps)
+    Round.objects.filter(pk=rnd.pk).update(
+        scheduled_matches=len(matches), pending_matches=len(matches)
+    )
+    rnd.scheduled_matches = rnd.pending_matches = len(matches)
     if enqueue:
         for match in matches:
             enqueue_match(match.pk)
     logger.info("league %s: round %d scheduled, %d matches", league.name, number, len(matches))
     return Scheduled(rnd, True, [m.pk for m in matches], 1, len(matches) + len(participations))
-
-
-def do_complete_round_if_done(round_id: int) -> bool:
-    """Mark the round complete once no match of it is queued or running, and enqueue the
-    batch fit. Called after a match's transaction commits; when the last two matches of a
-    round finish at once both may see the round done: the conditional update lets exactly
-    one of them complete it."""
-    pending = Match.objects.filter(
-        round_id=round_id, status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING]
-    ).exists()
-    if pending:
-        return False
-    with transaction.atomic():
-        done = Round.objects.filter(pk=round_id, status=RoundStatus.PLAYING).update(
-            status=RoundStatus.COMPLETE, completed_at=timezone.now()
-        )
-        if done:
-            league_id = Round.objects.values_list("league_id", flat=True).get(pk=round_id)
-            enqueue_fit(league_id)
-    return bool(done)
 
 
 # ------------------------------------------------------------------ the periodic job

@@ -131,7 +131,8 @@ def bot_json(bot: Bot, request: Request, *, connected: bool | None = None) -> di
         "last_seen_at": bot.last_seen_at.isoformat() if bot.last_seen_at else None,
         "connected": connected,
         "leagues": [
-            {"league": r.league.slug, "rating": float(r.rating), "games": r.games}
+            # as the standings show them (a mirrored pair's game waits for the other)
+            {"league": r.league.slug, "rating": float(r.shown_rating), "games": r.shown_games}
             for r in bot.live_ratings.all()
         ],
     }

@@ -11,7 +11,16 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from arena import public_facts
-from arena.models import Entry, League, LeagueStatus, Match, MatchStatus, Participation, Round
+from arena.models import (
+    Entry,
+    League,
+    LeagueStatus,
+    Match,
+    MatchStatus,
+    Participation,
+    Round,
+    RoundStatus,
+)
 from arena.ratings.models import BatchRating, LiveRating
 from leaderboard.crosstable import Cell, crosstable
 from leaderboard.reads.ranking import StandingRow, rank_rows, tied_intervals
@@ -149,7 +158,9 @@ def _version_sql() -> str:
         # rounds and matches: a new round, a match starting or ending (index-only counts)
         f" (SELECT MAX(id) FROM {rnd} WHERE league_id = l.id) AS a_round,"
         f" (SELECT COUNT(*) FROM {match} WHERE league_id = l.id AND status = %s) AS a_live,"
-        f" (SELECT MAX(finished_at) FROM {match} WHERE league_id = l.id) AS a_done"
+        f" (SELECT MAX(finished_at) FROM {match} WHERE league_id = l.id) AS a_done,"
+        # the crosstable: the last completed round (it is as of that round)
+        f" (SELECT MAX(id) FROM {rnd} WHERE league_id = l.id AND status = %s) AS x_round"
     )
 
 
@@ -159,6 +170,10 @@ class LeagueVersions:
     standings: str
     #: changes whenever the rounds section would (a new round, a match starting or ending)
     rounds: str
+    #: changes whenever the crosstable would: a round completed, a fit, an entry or
+    #: withdrawal (the crosstable counts the games of completed rounds, so a result of the
+    #: round being played does not make every visitor wait for its 900 cells)
+    crosstable: str
 
 
 def league_with_version(slug: str) -> tuple[League, LeagueVersions] | None:
@@ -168,7 +183,8 @@ def league_with_version(slug: str) -> tuple[League, LeagueVersions] | None:
     or withdrawing changes the entries' count and sum. The versions are opaque: they key
     the page's cached fragments."""
     sql = f"SELECT l.*, {_version_sql()} FROM {League._meta.db_table} l WHERE l.slug = %s"
-    found = list(League.objects.raw(sql, [True, True, MatchStatus.RUNNING, slug]))
+    params = [True, True, MatchStatus.RUNNING, RoundStatus.COMPLETE, slug]
+    found = list(League.objects.raw(sql, params))
     if not found:
         return None
     league = found[0]
@@ -179,6 +195,7 @@ def league_with_version(slug: str) -> tuple[League, LeagueVersions] | None:
     return league, LeagueVersions(
         join("v_ratings", "v_rated", "v_fit", "v_entries", "v_sum"),
         join("a_round", "a_live", "a_done"),
+        join("x_round", "v_fit", "v_entries", "v_sum"),
     )
 
 
@@ -200,12 +217,14 @@ def league_standings(
     entered = set(
         Entry.objects.filter(league=league, active=True).values_list("bot_id", flat=True)
     )
+    # the standings rows as shown (results out: not a mirrored pair's game while the
+    # other is played), kept by each result's transaction: never summed from history
     ratings = (
         LiveRating.objects.filter(league=league)
-        .order_by("-rating", "bot__name")
+        .order_by("-shown_rating", "bot__name")
         .values_list(
-            "bot_id", "bot__name", "bot__owner__username", "bot__kind", "rating", "games",
-            "wins", "losses", "forfeits",
+            "bot_id", "bot__name", "bot__owner__username", "bot__kind", "shown_rating",
+            "shown_games", "shown_wins", "shown_losses", "shown_forfeits",
         )
     )  # fmt: skip
     intervals = tied_intervals(batch)
@@ -255,12 +274,16 @@ class Crosstable:
         ]
 
 
-def league_crosstable(league: League, standings: Standings) -> Crosstable:
-    """Head-to-head records of the top ``CROSSTABLE_MAX`` bots, shaded by a two-sided
-    binomial test. One grouped query; cached until the next rated match."""
+def league_crosstable(
+    league: League, standings: Standings, version: str | None = None
+) -> Crosstable:
+    """Head-to-head records of the top ``CROSSTABLE_MAX`` bots over the games of the
+    league's completed rounds, shaded by a two-sided binomial test. One grouped query;
+    cached until a round completes (``version``: ``LeagueVersions.crosstable``; the
+    standings' version when not given)."""
     ranked = sorted(standings.rows, key=lambda r: r.order)
     top = [(r.bot_id, r.bot) for r in ranked[:CROSSTABLE_MAX]]
-    digest = hashlib.sha1(standings.version.encode()).hexdigest()
+    digest = hashlib.sha1((version or standings.version).encode()).hexdigest()
     cache_key = f"crosstable:v1:{league.pk}:{digest}:{CROSSTABLE_MAX}"
     cached = cache.get(cache_key)
     if isinstance(cached, Crosstable):
@@ -269,7 +292,7 @@ def league_crosstable(league: League, standings: Standings) -> Crosstable:
     # (loser, winner, games): a winner's seat and a loser's seat of the same match
     pairs = (
         Participation.objects.filter(
-            league=league, won=False, bot_id__in=ids,
+            league=league, won=False, bot_id__in=ids, match__round__status=RoundStatus.COMPLETE,
             match__participations__won=True, match__participations__bot_id__in=ids,
         )
         .values_list("bot_id", "match__participations__bot_id")

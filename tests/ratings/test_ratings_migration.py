@@ -95,7 +95,9 @@ def test_a_populated_database_moves_to_the_new_schema_with_every_row(back_to_lat
     # today's schema: the leaderboard app's models read the very same rows, and still write
     old = _migrate(BEFORE)
     for name, rows in snapshot.items():
-        assert _rows(old.get_model("leaderboard", name)) == rows, name
+        before = _rows(old.get_model("leaderboard", name))
+        # (columns added since, such as the standings rows' shown_*, are not there yet)
+        assert before == [{k: r[k] for k in before[0]} for r in rows], name
         assert ContentType.objects.get(app_label="leaderboard", model=name).pk == type_ids[name]
     old_version = old.get_model("leaderboard", "BotVersion")
     now = timezone.now()

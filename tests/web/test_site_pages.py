@@ -53,7 +53,7 @@ def test_identical_fits_get_identical_rank_intervals(client: Client) -> None:
         fit.elo, fit.low, fit.high = 1764.0, 1500.0, 1840.0
         fit.rank, fit.rank_low, fit.rank_high = rank, low, high
         fit.save()
-    LiveRating.objects.filter(league=league).update(games=30)  # established
+    LiveRating.objects.filter(league=league).update(games=30, shown_games=30)  # established
     rows = client.get(f"/api/leagues/{league.slug}/standings/").json()["standings"]
     tied = [r for r in rows if r["bot"] in (a.bot.name, b.bot.name)]
     assert [(r["batch"]["rank_low"], r["batch"]["rank_high"]) for r in tied] == [(1, 4), (1, 4)]

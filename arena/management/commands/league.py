@@ -10,6 +10,7 @@ league schedule [NAME]                the periodic job: reap leases, start NAME'
 league schedule NAME --every 10m | --cron '0 * * * *' | --off
 league pause|resume|finish NAME
 league recompute-ratings NAME [--fix]
+league recompute-standings NAME [--fix]  the standings rows as shown, from the results
 league fit-ratings NAME
 league standings NAME
 league demo [--rounds 2]              the demo league of house bots (make demo)
@@ -38,6 +39,7 @@ from arena.models import (
     RoundStatus,
 )
 from arena.ratings.services import fit_batch_ratings, recompute_ratings, standings
+from arena.ratings.standings import recompute_standings
 from arena.services import leagues as svc
 from arena.services.claims import PlayOutcome
 from arena.services.roundplay import play_round_here
@@ -141,6 +143,11 @@ class Command(BaseCommand):
         recompute = sub.add_parser("recompute-ratings", help="rebuild ratings from history")
         recompute.add_argument("name")
         recompute.add_argument("--fix", action="store_true", help="write recomputed values")
+        rebuild = sub.add_parser(
+            "recompute-standings", help="rebuild the standings rows as shown from the results"
+        )
+        rebuild.add_argument("name")
+        rebuild.add_argument("--fix", action="store_true", help="write recomputed values")
         fit = sub.add_parser("fit-ratings", help="batch Elo with 95%% intervals")
         fit.add_argument("name")
         fit.add_argument("--bootstrap", type=int, default=200)
@@ -307,6 +314,25 @@ class Command(BaseCommand):
         else:
             raise CommandError(
                 f"{len(report.mismatches)} stored values differ; --fix writes the recomputed ones"
+            )
+
+    def do_recompute_standings(self, o: dict[str, Any]) -> None:
+        league = svc.get_league(o["name"])
+        report = recompute_standings(league.pk, fix=o["fix"])
+        self.stdout.write(
+            f"{league.name}: {report.released} results out, {report.withheld} withheld "
+            "(the other game of their mirrored pair is being played)"
+        )
+        if report.exact:
+            self.stdout.write("the standings rows equal the recomputed ones exactly")
+            return
+        for line in report.mismatches[:50]:
+            self.stdout.write(f"  {line}")
+        if report.fixed:
+            self.stdout.write(f"fixed {len(report.mismatches)} rows")
+        else:
+            raise CommandError(
+                f"{len(report.mismatches)} rows differ; --fix writes the recomputed ones"
             )
 
     def do_fit_ratings(self, o: dict[str, Any]) -> None:

@@ -1,0 +1,118 @@
+"""The cost of one result, in statements, and the round's pending count that completes a
+round without counting its matches (``arena.services.completion``)."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from arena.models import League, Match, MatchStatus, Round, RoundStatus
+from arena.ratings.services import recompute_ratings
+from arena.services.claims import PlayOutcome, do_claim_match, do_void_attempt
+from arena.services.matches import play_match
+from arena.services.rounds import do_reap, do_schedule_round
+from tests.leagues.factory import assert_rated_once, house_league
+
+pytestmark = pytest.mark.services
+
+#: a 2-seat result of house bots: the claim, the match and its seats, then the result's
+#: transaction (BEGIN, the match, rating rows read and written, the ledger, the seats,
+#: the replay, analytics in a savepoint: 5, the round's count, COMMIT). It was 25.
+STATEMENTS_PER_RESULT = 17
+
+
+def _round(league: League) -> tuple[Round, list[int]]:
+    scheduled = do_schedule_round(league, enqueue=False)
+    assert scheduled is not None
+    return scheduled.round, scheduled.matches
+
+
+@pytest.mark.django_db
+def test_a_result_costs_a_fixed_number_of_statements_whatever_the_league_size() -> None:
+    counts = []
+    for bots in (4, 12):
+        league = house_league(f"Statements {bots}", ["random"] * bots)
+        _, matches = _round(league)
+        for match_id in matches[:3]:
+            with CaptureQueriesContext(connection) as queries:
+                assert play_match(match_id) is PlayOutcome.FINISHED
+            counts.append(len(queries.captured_queries))
+            sql = [q["sql"] for q in queries.captured_queries]
+            # the round's completion does not count the round's matches
+            assert not any("COUNT(" in s.upper() or "SELECT 1 AS" in s for s in sql), sql
+    assert counts == [STATEMENTS_PER_RESULT] * len(counts)
+
+
+@pytest.mark.django_db
+def test_the_pending_count_completes_the_round_with_its_last_result() -> None:
+    league = house_league("Pending", ["random", "greedy", "random"], pairs_per_pairing=2)
+    rnd, matches = _round(league)
+    rnd.refresh_from_db()
+    assert rnd.pending_matches == len(matches) == Match.objects.filter(round=rnd).count()
+    for i, match_id in enumerate(matches):
+        assert play_match(match_id) is PlayOutcome.FINISHED
+        rnd.refresh_from_db()
+        assert rnd.pending_matches == len(matches) - i - 1
+        assert rnd.status == (
+            RoundStatus.COMPLETE if i == len(matches) - 1 else RoundStatus.PLAYING
+        )
+    assert rnd.completed_at is not None
+    assert_rated_once(league)
+    assert recompute_ratings(league.pk).exact
+
+
+@pytest.mark.django_db
+def test_a_re_queued_attempt_stays_pending_and_a_void_match_counts_as_over(settings) -> None:
+    settings.ARENA_MAX_ATTEMPTS = 2
+    league = house_league("Voids", ["random", "greedy"])
+    rnd, matches = _round(league)
+    match_id, other = matches
+    assert play_match(other) is PlayOutcome.FINISHED
+    first = do_claim_match(match_id, "w1")
+    assert first is not None
+    assert do_void_attempt(first, "RuntimeError: relay down") is PlayOutcome.REQUEUED
+    rnd.refresh_from_db()
+    assert (rnd.pending_matches, rnd.status) == (1, RoundStatus.PLAYING)
+    second = do_claim_match(match_id, "w2")
+    assert second is not None
+    assert do_void_attempt(second, "RuntimeError: relay down") is PlayOutcome.VOID
+    # a late duplicate changes nothing (its lease is gone)
+    assert do_void_attempt(second, "again") is PlayOutcome.LOST_LEASE
+    rnd.refresh_from_db()
+    assert (rnd.pending_matches, rnd.status) == (0, RoundStatus.COMPLETE)
+    assert Match.objects.get(pk=match_id).status == MatchStatus.VOID
+
+
+@pytest.mark.django_db
+def test_a_round_without_a_count_is_completed_by_counting_its_matches() -> None:
+    """A round made some other way keeps no count (NULL): results fall back to counting,
+    and the reaper completes a round whose count went wrong."""
+    league = house_league("No count", ["random", "greedy", "random"])
+    rnd, matches = _round(league)
+    Round.objects.filter(pk=rnd.pk).update(pending_matches=None)
+    for match_id in matches:
+        assert play_match(match_id) is PlayOutcome.FINISHED
+    rnd.refresh_from_db()
+    assert rnd.status == RoundStatus.COMPLETE and rnd.pending_matches == 0
+
+    rnd2, matches2 = _round(league)
+    Round.objects.filter(pk=rnd2.pk).update(pending_matches=len(matches2) + 5)  # gone wrong
+    for match_id in matches2:
+        assert play_match(match_id) is PlayOutcome.FINISHED
+    assert Round.objects.get(pk=rnd2.pk).status == RoundStatus.PLAYING
+    assert rnd2.pk in do_reap().completed_rounds
+    assert Round.objects.get(pk=rnd2.pk).status == RoundStatus.COMPLETE
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_house_bots_match_keeps_the_workers_connection() -> None:
+    """A game of house bots is over in milliseconds: no new connection per match (a
+    remote bots' game gives it back while it waits on them)."""
+    league = house_league("Connections", ["random", "greedy", "random"])
+    _, matches = _round(league)
+    connection.ensure_connection()
+    before = connection.connection
+    for match_id in matches:
+        assert play_match(match_id) is PlayOutcome.FINISHED
+    assert connection.connection is before
