@@ -21,7 +21,7 @@ from decimal import Decimal
 
 from django.db.models import Case, DecimalField, F, Q, Sum, Value, When
 
-from arena.models import Bot, League, Participation
+from arena.models import Bot, BotKind, League, Participation
 from arena.ratings.models import START_RATING, LiveRating, VersionRating
 
 
@@ -94,7 +94,10 @@ def lock_for_match(
     """Inside ``do_finish_match``'s transaction, after the bots' live rows are locked: name
     the version of every hosted seat (the active one if the bot host never loaded one) and
     lock (or make) the version rows, keyed by seat."""
-    unnamed = [p.bot_id for p in parts if p.code_version_id is None]
+    # only hosted bots have versions: a match of dial-in and house bots costs no query
+    unnamed = [
+        p.bot_id for p in parts if p.code_version_id is None and p.bot.kind == BotKind.HOSTED
+    ]
     if unnamed:
         active = _active_versions(unnamed)
         for p in parts:
