@@ -47,6 +47,10 @@ class BotMessages:
             action = message.action
             # measured here, so that the relay's and the runner's delays are not the bot's
             latency = session.latency_ms(action.match_id, action.seq, session.last_heard)
+            if latency is not None and action.arena_wait_us and session.bot.hosted:
+                # the bot host's own wait for the sandbox to start: the arena's, not the bot's
+                latency = max(0.0, latency - action.arena_wait_us / 1000)
+                self.stats["arena_waits_credited"] += 1
             if session.answered(action.match_id, action.seq):
                 await self._forward(session, action, latency)
                 return

@@ -18,7 +18,10 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from django import db
 
@@ -57,6 +60,12 @@ def seat_fault(request: pb.DecisionRequest, fault: SandboxFault) -> pb.BotMessag
     return pb.BotMessage(seat_fault=report)
 
 
+#: the threads that start sandboxes. Long-lived on purpose: bwrap's --die-with-parent is
+#: the kernel's parent-death signal, which follows the *thread* that forked it, so a
+#: sandbox started by a thread that then ends is killed at once.
+_STARTERS = ThreadPoolExecutor(max_workers=32, thread_name_prefix="sandbox-start")
+
+
 class SandboxedBot(Bot):
     def __init__(
         self, name: str, load: Loader, limits: Limits, record: Recorder | None = None
@@ -69,6 +78,10 @@ class SandboxedBot(Bot):
         #: match id -> (sandbox, its code directory, its fault if it failed)
         self._boxes: dict[str, tuple[Sandbox, str]] = {}
         self._failed: dict[str, SandboxFault] = {}
+        #: match id -> set once its sandbox is started (or failed), by a thread of its own
+        self._preparing: dict[str, threading.Event] = {}
+        #: match id -> when its sandbox was ready (time.monotonic())
+        self._ready_at: dict[str, float] = {}
 
     def _box(self, match_id: str) -> Sandbox:
         with self._lock:
@@ -93,6 +106,7 @@ class SandboxedBot(Bot):
             raise _NoAnswer(exc) from None
         with self._lock:
             self._boxes[match_id] = (box, code_dir)
+            self._ready_at[match_id] = time.monotonic()
         return box
 
     def _fail(self, match_id: str, box: Sandbox, exc: SandboxFault) -> None:
@@ -109,31 +123,69 @@ class SandboxedBot(Bot):
                 db.connection.close()
 
     def on_match_started(self, started: pb.MatchStarted) -> None:
+        """Start the match's sandbox in a thread of its own: the stream's reader goes on
+        meanwhile (pings, the bot's other matches); a request that comes before the
+        sandbox is ready waits for it, and that wait is reported as the arena's."""
+        ready = threading.Event()
+        with self._lock:
+            if started.match_id in self._preparing or started.match_id in self._boxes:
+                return
+            self._preparing[started.match_id] = ready
+        _STARTERS.submit(self._prepare, started, ready)
+
+    def _prepare(self, started: pb.MatchStarted, ready: threading.Event) -> None:
+        box: Sandbox | None = None
         try:
             box = self._box(started.match_id)
             box.send(pb.ArenaMessage(match_started=started))
         except _NoAnswer:
             pass
         except SandboxFault as exc:
+            assert box is not None
             self._fail(started.match_id, box, exc)
+        except Exception:  # noqa: BLE001 - the host's own failure; the decision reports it
+            log.exception("hosted bot %s: match %s: no sandbox", self.name, started.match_id)
+        finally:
+            ready.set()
 
-    def answer(self, request: pb.DecisionRequest) -> pb.Action:
-        box = self._box(request.match_id)
+    def answer(self, request: pb.DecisionRequest, received_at: float | None = None) -> pb.Action:
+        """The sandbox's ``Action`` for ``request`` (received from the gateway at
+        ``received_at``), with ``arena_wait_us``: how long it waited for the sandbox."""
+        received_at = time.monotonic() if received_at is None else received_at
         allowance = (request.decision_ms + request.bank_ms) / 1000
+        with self._lock:
+            preparing = self._preparing.get(request.match_id)
+        if preparing is not None and not preparing.wait(allowance):
+            # the host's own slowness: answer nothing (docs/operations.md, Hosted bots)
+            raise RuntimeError(f"match {request.match_id}: the sandbox did not start in time")
+        box = self._box(request.match_id)
+        with self._lock:
+            ready_at = self._ready_at.get(request.match_id, received_at)
+        waited_us = max(0, int((ready_at - received_at) * 1_000_000))
         try:
-            return box.ask(pb.ArenaMessage(decision_request=request).SerializeToString(), allowance)
+            action = box.ask(
+                pb.ArenaMessage(decision_request=request).SerializeToString(), allowance
+            )
         except SandboxFault as exc:
             self._fail(request.match_id, box, exc)
             box.kill("fault")
             raise _NoAnswer(exc) from None
+        # the host's own figure only: whatever the code in the sandbox put there is dropped
+        action.arena_wait_us = waited_us
+        return action
 
     def decide(self, request: pb.DecisionRequest) -> Answer:  # pragma: no cover - answer()
         return self.answer(request).choice_index
 
     def on_match_ended(self, ended: pb.MatchEnded) -> None:
         with self._lock:
+            preparing = self._preparing.pop(ended.match_id, None)
+        if preparing is not None:
+            preparing.wait(self.limits.load_seconds + 5)  # a sandbox still starting
+        with self._lock:
             held = self._boxes.pop(ended.match_id, None)
             self._failed.pop(ended.match_id, None)
+            self._ready_at.pop(ended.match_id, None)
         if held is None:
             return
         box, code_dir = held
@@ -159,9 +211,21 @@ class HostClient(Client):
 
     bot: SandboxedBot
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: (match id, seq) -> when the request was read from the stream (time.monotonic())
+        self._received: dict[tuple[str, int], float] = {}
+
+    def _handle(self, message: pb.ArenaMessage, outgoing: queue.SimpleQueue) -> None:  # type: ignore[type-arg]
+        if message.WhichOneof("kind") == "decision_request":
+            request = message.decision_request
+            self._received[(request.match_id, request.seq)] = time.monotonic()
+        super()._handle(message, outgoing)
+
     def _answer(self, request: pb.DecisionRequest, outgoing: queue.SimpleQueue) -> None:  # type: ignore[type-arg]
+        received_at = self._received.pop((request.match_id, request.seq), None)
         try:
-            action = self.bot.answer(request)
+            action = self.bot.answer(request, received_at)
         except _NoAnswer as failed:
             outgoing.put(seat_fault(request, failed.fault))
             return
@@ -169,7 +233,9 @@ class HostClient(Client):
             log.exception("hosted bot %s: decision %d failed", self.bot.name, request.seq)
             return
         if action.match_id != request.match_id or action.seq != request.seq:
+            waited = action.arena_wait_us
             action = action_for(request, action.choice_index)
+            action.arena_wait_us = waited
         outgoing.put(pb.BotMessage(action=action))
 
 

@@ -73,6 +73,10 @@ def test_a_hosted_bot_plays_through_the_gateway(arena: Arena) -> None:
             outcome = arena.play([arena.remote(bot.name), HouseSeat("random", 3)], seed=seed)
             assert not outcome.faults, outcome.to_json()
             assert outcome.result is not None
+        # each match's first request came while its sandbox was starting (a sandbox takes
+        # a Python start-up, a request a few ms): the host said so, and the gateway took
+        # that wait off the bot's charge (tests/hosting/test_seat_faults.py: by how much)
+        assert arena.stats()["arena_waits_credited"] >= 2
 
         # a version that crashes: charged to its seat, the stream stays up
         # (its check would reject it; passed by hand here to see what the host does)

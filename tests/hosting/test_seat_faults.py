@@ -91,3 +91,28 @@ def test_an_owner_cannot_get_a_hosted_bots_token(transactional_db: None) -> None
     bot = services.do_create_hosted_bot(owner, "mine-hosted")
     with pytest.raises(BotError):
         owned_bots.do_rotate_token(owner, bot)
+
+
+#: a wait long beside the transport's: the decision's whole charge on a dial-in stream
+WAIT_MS = 1_000
+
+
+@pytest.mark.parametrize("hosted", [True, False], ids=["hosted", "dial-in"])
+def test_the_hosts_wait_for_a_sandbox_is_not_charged_to_the_bot(
+    arena: Arena, hosted: bool
+) -> None:
+    """The bot host says how long a request waited for the bot's sandbox to start
+    (``Action.arena_wait_us``): the gateway takes it off a hosted bot's charge; the same
+    claim from a dial-in bot changes nothing."""
+    token = hosted_token("waiter") if hosted else None
+    arena.raw_bot("waiter", "claims_wait", token=token, args=("--sleep-ms", str(WAIT_MS)))
+    outcome = arena.play([arena.remote("waiter"), HouseSeat("random", 3)], time_control=PATIENT)
+    assert outcome.status == MatchStatus.FINISHED and not outcome.faults, outcome.to_json()
+    latency = outcome.seats[0].latency
+    assert latency.count > 0
+    if hosted:
+        # every answer came WAIT_MS after its request, all of it the host's: what is left
+        # is the transport's part, far below the wait itself
+        assert latency.max < WAIT_MS, outcome.to_json()
+    else:
+        assert latency.p50 >= WAIT_MS, outcome.to_json()

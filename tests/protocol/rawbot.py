@@ -11,7 +11,9 @@ It writes raw bytes to the stream, so it can send what no generated code would. 
 decision with 10 MB), ``flood_stale`` (200 actions for a decision not pending, then the
 right answer), ``old`` (protocol version 0), ``seat_fault`` (a SeatFault with
 --fault-cause for each decision instead of an answer, at its seq plus --fault-seq-offset:
-what only a bot host may send). Errors are printed with the match and seq they name.
+what only a bot host may send), ``claims_wait`` (sleeps --sleep-ms before each answer and
+claims that wait as the arena's in ``arena_wait_us``, as only a bot host may). Errors are
+printed with the match and seq they name.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import queue
 import sys
+import time
 
 import grpc
 
@@ -55,6 +58,7 @@ def main() -> int:
     parser.add_argument("--foreign-match", default="")
     parser.add_argument("--fault-cause", default="FAULT_CAUSE_MEMORY")
     parser.add_argument("--fault-seq-offset", type=int, default=0)
+    parser.add_argument("--sleep-ms", type=int, default=0)
     args = parser.parse_args()
     mode = args.mode
     out: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
@@ -121,6 +125,11 @@ def main() -> int:
                     detail="reported by the stream itself",
                 )
                 out.put(message(seat_fault=report))
+            elif mode == "claims_wait":
+                time.sleep(args.sleep_ms / 1000)
+                action = pb.Action(match_id=request.match_id, seq=request.seq, choice_index=0)
+                action.arena_wait_us = args.sleep_ms * 1000
+                out.put(message(action=action))
             elif mode == "illegal":
                 out.put(answer(request, index=len(request.legal) + 5))
             elif mode == "mismatch":

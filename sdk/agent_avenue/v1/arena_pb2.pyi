@@ -390,16 +390,18 @@ class DecisionRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., seq: _Optional[int] = ..., kind: _Optional[_Union[DecisionKind, str]] = ..., seat: _Optional[int] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal: _Optional[_Iterable[_Union[Choice, _Mapping]]] = ..., decision_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., previous_latency_ms: _Optional[float] = ..., resent: _Optional[bool] = ...) -> None: ...
 
 class Action(_message.Message):
-    __slots__ = ("match_id", "seq", "choice_index", "choice")
+    __slots__ = ("match_id", "seq", "choice_index", "choice", "arena_wait_us")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
     CHOICE_INDEX_FIELD_NUMBER: _ClassVar[int]
     CHOICE_FIELD_NUMBER: _ClassVar[int]
+    ARENA_WAIT_US_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     seq: int
     choice_index: int
     choice: Choice
-    def __init__(self, match_id: _Optional[str] = ..., seq: _Optional[int] = ..., choice_index: _Optional[int] = ..., choice: _Optional[_Union[Choice, _Mapping]] = ...) -> None: ...
+    arena_wait_us: int
+    def __init__(self, match_id: _Optional[str] = ..., seq: _Optional[int] = ..., choice_index: _Optional[int] = ..., choice: _Optional[_Union[Choice, _Mapping]] = ..., arena_wait_us: _Optional[int] = ...) -> None: ...
 
 class MatchEnded(_message.Message):
     __slots__ = ("match_id", "seat", "outcome", "winner_team", "reason", "fault", "fault_seat", "turns", "replay_id", "message")
