@@ -30,9 +30,13 @@ def run_match(match_id: int) -> str:
 
 @app.task(name="arena.schedule_due_rounds", acks_late=True, soft_time_limit=120, time_limit=180)
 def schedule_due_rounds(league_id: int | None = None) -> dict[str, object]:
+    from arena.hosting import testlease
     from arena.services.rounds import do_schedule_due_rounds
 
-    return do_schedule_due_rounds(league_id).to_json()
+    report = do_schedule_due_rounds(league_id).to_json()
+    if league_id is None:  # the reaper's run: lost version tests too
+        report["version_tests_resent"] = testlease.reap()
+    return report
 
 
 @app.task(name="arena.recompute_ratings", soft_time_limit=1800, time_limit=1900)

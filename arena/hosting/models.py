@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db import models
+from django.utils import timezone
 
 #: the largest stored archive (the upload limit is lower; this bounds the column itself)
 MAX_ARCHIVE_BYTES = 4 << 20
@@ -129,6 +130,14 @@ class VersionTest(models.Model):
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    #: the worker playing it and until when (a conditional update claims it, every pair
+    #: recorded extends it), so a second delivery of its task plays nothing; NULL between
+    #: two slices of play
+    worker = models.CharField(max_length=200, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    #: the last claim, pair or hand-over: the reaper re-sends a running test that has shown
+    #: no sign of life for ARENA_REQUEUE_AFTER_SECONDS (its task message was lost)
+    touched_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["-created_at"]

@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from arena import dispatch
 from arena.deals import first_team_of, new_seed
+from arena.hosting import testlease
 from arena.hosting.archives import unpack_stored
 from arena.hosting.models import CodeVersion, VersionStatus, VersionTest, VersionTestStatus
 from arena.hosting.sandbox import Limits, Sandbox, SandboxFault, SandboxUnavailable, discard, unpack
@@ -33,6 +34,7 @@ from arena.hosting.services import HostingError, find_version
 from arena.models import Bot, BotKind
 from arena.ratings import sprt
 from arena.services import owned_bots
+from arena.services.claims import worker_id
 from avenue_sdk.local.game import play as play_game
 from avenue_sdk.local.seats import Match
 from avenue_sdk.protocol.timing import TimeControl
@@ -224,11 +226,15 @@ def play_pair(cand: _Code, base: _Code, limits: Limits, label: str) -> list[Game
     return out
 
 
-def _record(test_id: int, outcome: list[GameOutcome]) -> VersionTest:
+def _record(test_id: int, outcome: list[GameOutcome], worker: str) -> VersionTest | None:
+    """Count the pair (None: the test was taken over by another worker, whose pairs count
+    instead: this one is dropped)."""
     with transaction.atomic():
         row = VersionTest.objects.select_for_update().get(pk=test_id)
         if row.status != VersionTestStatus.RUNNING:
             return row
+        if not testlease.renew(row, worker):
+            return None
         pairs = list(row.pairs) or [0, 0, 0, 0, 0]
         wins = sum(o.candidate_won for o in outcome)
         pairs[2 * wins] += 1  # no draws in this game: 0, 2 or 4 half-points
@@ -274,6 +280,12 @@ def play(test_id: int, *, seconds: float | None = None, limits: Limits | None = 
     row = VersionTest.objects.select_related("candidate", "baseline").filter(pk=test_id).first()
     if row is None or row.status != VersionTestStatus.RUNNING:
         return False
+    worker = worker_id()
+    if not testlease.claim(test_id, worker):
+        # another worker plays it (a second delivery of its message): nothing to do, and
+        # nothing to send on (that worker does)
+        logger.info("version test %d: played elsewhere; this delivery does nothing", test_id)
+        return False
     cand, base = _code(row.candidate), _code(row.baseline)
     limits = limits or Limits.from_settings()
     started = time.monotonic()
@@ -291,10 +303,15 @@ def play(test_id: int, *, seconds: float | None = None, limits: Limits | None = 
             if row.status != VersionTestStatus.RUNNING:
                 return False
             continue
-        row = _record(test_id, outcome)
+        recorded = _record(test_id, outcome, worker)
+        if recorded is None:
+            logger.warning("version test %d: taken over by another worker", test_id)
+            return False
+        row = recorded
         if row.status != VersionTestStatus.RUNNING:
             logger.info("version test %d: %s after %d games", test_id, row.status, row.games)
             return False
+    testlease.hand_over(test_id, worker)
     return True
 
 

@@ -4,10 +4,14 @@ two random versions stop at the game budget in embedded mode; refusals; nothing 
 
 from __future__ import annotations
 
-import pytest
-from django.contrib.auth import get_user_model
+from datetime import timedelta
 
-from arena.hosting import services, versiontest
+import pytest
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+
+from arena.hosting import services, testlease, versiontest
 from arena.hosting.checker import check_next
 from arena.hosting.models import CodeVersion, VersionStatus, VersionTest, VersionTestStatus
 from arena.hosting.sandbox import SandboxUnavailable, check_available
@@ -114,3 +118,48 @@ def test_the_budget_stops_an_even_test(owner, settings) -> None:  # type: ignore
     )
     again.refresh_from_db()
     assert again.status == VersionTestStatus.BUDGET and again.games == 2
+
+
+def _row(bot: Bot, max_games: int) -> VersionTest:
+    """A running test whose task message never reached a broker (as after a restart)."""
+    v1, v2 = (CodeVersion.objects.get(bot=bot, number=n) for n in (1, 2))
+    return VersionTest.objects.create(
+        bot=bot, candidate=v2, baseline=v1, elo0=0, elo1=100, max_games=max_games,
+        pairs=[0] * 5,
+    )  # fmt: skip
+
+
+def test_a_second_delivery_plays_nothing_while_the_test_is_played(owner) -> None:  # type: ignore[no-untyped-def]
+    bot = _hosted(owner, "ann-twice", RANDOM, RANDOM)
+    test = _row(bot, max_games=2)
+    assert testlease.claim(test.pk, "another-worker")
+    # a second delivery of the message: claims nothing, plays nothing, sends nothing on
+    assert versiontest.play(test.pk) is False
+    test.refresh_from_db()
+    assert test.games == 0 and test.worker == "another-worker"
+    # that worker's slice ends: the next delivery plays it
+    testlease.hand_over(test.pk, "another-worker")
+    assert versiontest.play(test.pk) is False  # played to its verdict
+    test.refresh_from_db()
+    assert test.status == VersionTestStatus.BUDGET and test.games == 2
+    assert test.lease_expires_at is not None  # the pair renewed this worker's lease
+
+
+def test_the_reaper_sends_a_lost_test_again(owner, cluster: Cluster) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    bot = _hosted(owner, "ann-lost", RANDOM, GREEDY)
+    test = _row(bot, max_games=200)
+    # quiet for less than ARENA_REQUEUE_AFTER_SECONDS: still left alone
+    assert testlease.reap() == []
+    VersionTest.objects.filter(pk=test.pk).update(
+        touched_at=timezone.now() - timedelta(seconds=settings.ARENA_REQUEUE_AFTER_SECONDS + 1)
+    )
+    cluster.start_worker()
+    assert testlease.reap() == [test.pk]
+    assert testlease.reap() == []  # sent once a quiet period, not at every run
+
+    def done() -> VersionTest | None:
+        test.refresh_from_db()
+        return test if test.status != VersionTestStatus.RUNNING else None
+
+    wait_for(done, 600, "the re-sent test's verdict", step=0.5)
+    assert test.status == VersionTestStatus.H1, (versiontest.to_json(test), cluster.logs())
