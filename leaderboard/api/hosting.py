@@ -133,6 +133,7 @@ class VersionTests(ArenaView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
+        operation_id="bots_tests_list",
         responses={200: OpenApiTypes.OBJECT, **AUTH_ERRORS},
         description="Your hosted bot's version tests, newest first, with their progress.",
     )
