@@ -129,7 +129,9 @@ def test_a_gateway_restart_mid_decision_resumes_every_bot_of_the_match(
 ) -> None:
     _, token_a = arena.bot("alpha")
     _, token_b = arena.bot("beta")
-    alpha_bot = pausing_bot(arena, "alpha", tmp_path, 1, token_a, sleep=3)
+    # thinks longer than a busy machine takes to drain and restart a gateway, so that the
+    # answer can only come on the new stream (well inside PATIENT's 20 s decision time)
+    alpha_bot = pausing_bot(arena, "alpha", tmp_path, 1, token_a, sleep=10)
     beta_env = {
         "AVENUE_TEST_RECORD": str(tmp_path / "beta-1.rec"),
         "AVENUE_TEST_MARKER": str(tmp_path / "beta.paused"),
