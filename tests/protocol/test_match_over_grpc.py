@@ -11,7 +11,7 @@ from arena.models import Bot
 from arena.runner import HouseSeat, MatchStatus, TimeControl
 from referee import EndReason, GameConfig
 from referee.replay import validate
-from tests.protocol.harness import Arena
+from tests.protocol.harness import Arena, wait_for
 
 RANDOM = "avenue_sdk.examples.random_bot:RandomBot"
 HEURISTIC = "avenue_sdk.examples.heuristic_bot:HeuristicBot"
@@ -38,7 +38,9 @@ def test_full_match_between_two_sdk_bots(arena: Arena, tmp_path: Path) -> None:
     assert row.last_seen_at >= before
     logs = list((tmp_path / "logs").glob("*.log"))
     assert len(logs) == 2, "one log file per match"
-    assert "started" in logs[0].read_text() and "ended" in logs[0].read_text()
+    # the bot's process writes a match's end a moment after the runner sent it
+    wait_for(lambda: all("ended" in log.read_text() for log in logs), 30, "the logs' ends")
+    assert all("started" in log.read_text() for log in logs)
     assert alice.stop() == 0, alice.output()
     assert "interrupted" in alice.output()
 

@@ -156,8 +156,10 @@ def test_a_gateway_restart_mid_decision_resumes_every_bot_of_the_match(
     # beta was not being asked, and was told all the same that the match goes on
     assert any(m.match_started.resumed for m in messages(tmp_path / "beta-1.rec"))
     # the SDK went on with the match it knew: one start, one resumption, one end
-    log = alpha_bot.output()
     match = outcome.match_id
+    # the runner is done once it has sent MatchEnded; the bot's process logs it a moment later
+    wait_for(lambda: f"match {match} ended" in alpha_bot.output(), 30, "the bot's match end")
+    log = alpha_bot.output()
     assert log.count(f"match {match} started") == 1, log
     assert log.count(f"match {match} resumed") == 1, log
     assert log.count(f"match {match} ended") == 1, log
