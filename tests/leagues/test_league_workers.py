@@ -72,7 +72,7 @@ def test_a_worker_killed_mid_match_again_and_again(cluster: Cluster) -> None:
                     status=MatchStatus.RUNNING, lease_expires_at__gt=timezone.now(),
                     league=league,
                 ).exists(),
-                10, "the dead worker's lease to expire",
+                30, "the dead worker's lease to expire",
             )  # fmt: skip
             do_schedule_due_rounds()  # the reaper
         running = wait_for(
@@ -88,7 +88,7 @@ def test_a_worker_killed_mid_match_again_and_again(cluster: Cluster) -> None:
         lambda: not Match.objects.filter(league=league, status=MatchStatus.RUNNING,
                                          lease_expires_at__gt=timezone.now()).exists()
         or _round_complete(league, 1),
-        10, "leases to expire",
+        30, "leases to expire",
     )  # fmt: skip
     do_schedule_due_rounds()
     wait_for(lambda: _round_complete(league, 1), 60, "the round to finish", step=0.2)
