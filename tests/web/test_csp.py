@@ -85,6 +85,8 @@ def test_pages_viewer_and_api_docs_work_under_the_policy(
     visit(page, f"{base}/leagues/{league.slug}/", "#standings tbody tr")
     visit(page, f"{base}/bots/{bot.name}/", "#rating-chart svg.chart")
     visit(page, f"{base}/matches/{match.pk}/", "#board svg circle.meeple")
+    # the board is drawn before the frames arrive: a click before them is a no-op
+    page.wait_for_selector("#step-label:text-matches('^step 0 ')")
     page.click("#forward")  # the viewer's scripts run, not only its first paint
     page.wait_for_selector("#step-label:text-matches('^step 1 ')")
     visit(page, f"{base}/matches/", "table.matches tbody tr")
