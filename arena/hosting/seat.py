@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from agent_avenue.v1 import arena_pb2 as pb
 from arena.hosting.sandbox import Sandbox, SandboxFault
-from avenue_sdk.local.seats import Answer, Match, Seat
+from avenue_sdk.local.seats import Answer, Match, ProtocolSeat
 from avenue_sdk.protocol import convert
 from avenue_sdk.protocol.faults import FaultCause
 from referee import Action
@@ -19,27 +19,16 @@ from referee.engine import GameResult
 from referee.observation import Observation
 
 
-class SandboxSeat(Seat):
+class SandboxSeat(ProtocolSeat):
     def __init__(self, sandbox: Sandbox, name: str) -> None:
+        super().__init__()
         self.sandbox = sandbox
         self.name = name
-        self._history_sent: dict[int, int] = {}
-        self._previous_latency: dict[int, float | None] = {}
         #: the first fault, kept for the check's log
         self.fault: SandboxFault | None = None
 
     def start(self, match: Match, seat: int) -> None:
-        self._history_sent[seat] = 0
-        self._previous_latency[seat] = None
-        payload = convert.match_started(
-            match_id=match.match_id,
-            seat=seat,
-            config=match.config,
-            first_team=match.first_team,
-            names=match.names,
-            decision_ms=match.decision_ms,
-            bank_ms=match.bank_ms,
-        )
+        payload = self.started_payload(match, seat)
         try:
             self.sandbox.send(pb.ArenaMessage.FromString(payload))
         except SandboxFault as exc:
@@ -55,18 +44,7 @@ class SandboxSeat(Seat):
         decision_ms: int,
         bank_ms: int,
     ) -> Answer:
-        payload = convert.decision_request(
-            match_id=match.match_id,
-            seq=seq,
-            obs=obs,
-            first_team=match.first_team,
-            legal=legal,
-            history_start=self._history_sent[seat],
-            decision_ms=decision_ms,
-            bank_ms=bank_ms,
-            previous_latency_ms=self._previous_latency[seat],
-        )
-        self._history_sent[seat] = len(obs.history)
+        payload = self.request_payload(match, seat, seq, obs, legal, decision_ms, bank_ms)
         started = time.perf_counter()
         if self.fault is not None:
             return Answer(0.0, fault=FaultCause(self.fault.cause), detail=self.fault.detail)
@@ -77,7 +55,7 @@ class SandboxSeat(Seat):
             latency = (time.perf_counter() - started) * 1000
             return Answer(latency, fault=FaultCause(exc.cause), detail=exc.detail)
         latency = (time.perf_counter() - started) * 1000
-        self._previous_latency[seat] = latency
+        self.answered(seat, latency)
         if reply.match_id != match.match_id or reply.seq != seq:
             self.fault = SandboxFault(
                 "malformed_action", f"an answer to {reply.match_id}/{reply.seq}, asked {seq}"
@@ -99,16 +77,7 @@ class SandboxSeat(Seat):
     ) -> None:
         if self.fault is not None:
             return
-        payload = convert.match_ended(
-            match_id=match.match_id,
-            seat=seat,
-            team=match.config.team_of(seat),
-            result=result,
-            fault_cause=None if fault is None else fault[0],
-            fault_seat=None if fault is None else fault[1],
-            replay_id=match.match_id,
-            message=message,
-        )
+        payload = self.ended_payload(match, seat, result, fault, message)
         try:
             self.sandbox.send(pb.ArenaMessage.FromString(payload))
         except SandboxFault as exc:

@@ -132,7 +132,80 @@ class HouseSeat(Seat):
         return Answer(latency, action=action)
 
 
-class BotSeat(Seat):
+class ProtocolSeat(Seat):
+    """A seat asked in the bot protocol's own bytes, as the arena asks a remote bot: each
+    request carries only the history events this seat has not been sent, and the latency of
+    its previous answer. Kept per seat, as the arena keeps them per remote seat (a team's two
+    seats may be played by one bot, as on the arena by one connection)."""
+
+    def __init__(self) -> None:
+        self._history_sent: dict[int, int] = {}
+        self._previous_latency: dict[int, float | None] = {}
+
+    def started_payload(self, match: Match, seat: int) -> bytes:
+        """``MatchStarted`` for ``seat``; starts its history and latency afresh."""
+        self._history_sent[seat] = 0
+        self._previous_latency[seat] = None
+        return convert.match_started(
+            match_id=match.match_id,
+            seat=seat,
+            config=match.config,
+            first_team=match.first_team,
+            names=match.names,
+            decision_ms=match.decision_ms,
+            bank_ms=match.bank_ms,
+        )
+
+    def request_payload(
+        self,
+        match: Match,
+        seat: int,
+        seq: int,
+        obs: Observation,
+        legal: Sequence[Action],
+        decision_ms: int,
+        bank_ms: int,
+    ) -> bytes:
+        """The ``DecisionRequest``, with the history events sent since the last one."""
+        payload = convert.decision_request(
+            match_id=match.match_id,
+            seq=seq,
+            obs=obs,
+            first_team=match.first_team,
+            legal=legal,
+            history_start=self._history_sent[seat],
+            decision_ms=decision_ms,
+            bank_ms=bank_ms,
+            previous_latency_ms=self._previous_latency[seat],
+        )
+        self._history_sent[seat] = len(obs.history)
+        return payload
+
+    def answered(self, seat: int, latency_ms: float) -> None:
+        """The next request tells the bot how long this answer took."""
+        self._previous_latency[seat] = latency_ms
+
+    @staticmethod
+    def ended_payload(
+        match: Match,
+        seat: int,
+        result: GameResult | None,
+        fault: tuple[FaultCause, int] | None,
+        message: str,
+    ) -> bytes:
+        return convert.match_ended(
+            match_id=match.match_id,
+            seat=seat,
+            team=match.config.team_of(seat),
+            result=result,
+            fault_cause=None if fault is None else fault[0],
+            fault_seat=None if fault is None else fault[1],
+            replay_id=match.match_id,
+            message=message,
+        )
+
+
+class BotSeat(ProtocolSeat):
     """An SDK bot, one instance per worker process (like one connected client), answering
     on a thread of its own so that a bot past its allowance can be timed out."""
 
@@ -148,10 +221,7 @@ class BotSeat(Seat):
         self.histories = Histories()
         self.on_message = on_message
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="avenue-local-bot")
-        # per seat, as the arena keeps them per remote seat (a team's two seats may be
-        # played by one bot, as on the arena by one connection)
-        self._history_sent: dict[int, int] = {}
-        self._previous_latency: dict[int, float | None] = {}
+        super().__init__()
 
     def _receive(self, payload: bytes) -> pb.ArenaMessage:
         message = pb.ArenaMessage.FromString(payload)
@@ -161,19 +231,7 @@ class BotSeat(Seat):
         return message
 
     def start(self, match: Match, seat: int) -> None:
-        self._history_sent[seat] = 0
-        self._previous_latency[seat] = None
-        message = self._receive(
-            convert.match_started(
-                match_id=match.match_id,
-                seat=seat,
-                config=match.config,
-                first_team=match.first_team,
-                names=match.names,
-                decision_ms=match.decision_ms,
-                bank_ms=match.bank_ms,
-            )
-        )
+        message = self._receive(self.started_payload(match, seat))
         self.bot.on_match_started(message.match_started)
 
     def ask(
@@ -186,18 +244,7 @@ class BotSeat(Seat):
         decision_ms: int,
         bank_ms: int,
     ) -> Answer:
-        payload = convert.decision_request(
-            match_id=match.match_id,
-            seq=seq,
-            obs=obs,
-            first_team=match.first_team,
-            legal=legal,
-            history_start=self._history_sent[seat],
-            decision_ms=decision_ms,
-            bank_ms=bank_ms,
-            previous_latency_ms=self._previous_latency[seat],
-        )
-        self._history_sent[seat] = len(obs.history)
+        payload = self.request_payload(match, seat, seq, obs, legal, decision_ms, bank_ms)
         allowance_s = (decision_ms + bank_ms) / 1000
         started = time.perf_counter()
         future = self._pool.submit(self._decide, payload)
@@ -213,10 +260,10 @@ class BotSeat(Seat):
             )
         except Exception as exc:  # noqa: BLE001 - the bot's exception is its crash
             latency = (time.perf_counter() - started) * 1000
-            self._previous_latency[seat] = latency
+            self.answered(seat, latency)
             return Answer(latency, fault=FaultCause.CRASH, detail=f"{type(exc).__name__}: {exc}")
         latency = (time.perf_counter() - started) * 1000
-        self._previous_latency[seat] = latency
+        self.answered(seat, latency)
         try:
             action = convert.read_answer(pb.Action.FromString(reply), legal)
         except convert.AnswerError as exc:
@@ -243,18 +290,7 @@ class BotSeat(Seat):
         fault: tuple[FaultCause, int] | None,
         message: str,
     ) -> None:
-        ended = self._receive(
-            convert.match_ended(
-                match_id=match.match_id,
-                seat=seat,
-                team=match.config.team_of(seat),
-                result=result,
-                fault_cause=None if fault is None else fault[0],
-                fault_seat=None if fault is None else fault[1],
-                replay_id=match.match_id,
-                message=message,
-            )
-        )
+        ended = self._receive(self.ended_payload(match, seat, result, fault, message))
         self.histories.forget(match.match_id, seat)
         self.bot.on_match_ended(ended.match_ended)
 
