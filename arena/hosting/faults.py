@@ -28,9 +28,9 @@ VMSTAT = "/proc/vmstat"
 class SandboxFault(Exception):
     """The bot failed: ``cause`` is a ``FaultCause`` value, ``detail`` says how."""
 
-    def __init__(self, cause: str, detail: str) -> None:
-        super().__init__(f"{cause}: {detail}")
-        self.cause = cause
+    def __init__(self, cause: FaultCause, detail: str) -> None:
+        super().__init__(f"{cause.value}: {detail}")
+        self.cause = FaultCause(cause)
         self.detail = detail
 
 

@@ -30,7 +30,6 @@ from arena.hosting.sandbox import Limits, Sandbox, SandboxFault, discard, unpack
 from avenue_sdk.bot import Answer, Bot
 from avenue_sdk.client import Client
 from avenue_sdk.protocol.convert import FAULT_CAUSE
-from avenue_sdk.protocol.faults import FaultCause
 from avenue_sdk.session import action_for
 
 log = logging.getLogger("arena.hosting")
@@ -45,7 +44,7 @@ class _NoAnswer(Exception):
     """The sandbox failed: report ``fault`` for this decision instead of an answer."""
 
     def __init__(self, fault: SandboxFault) -> None:
-        super().__init__(fault.cause)
+        super().__init__(fault.cause.value)
         self.fault = fault
 
 
@@ -54,7 +53,7 @@ def seat_fault(request: pb.DecisionRequest, fault: SandboxFault) -> pb.BotMessag
     report = pb.SeatFault(
         match_id=request.match_id,
         seq=request.seq,
-        cause=FAULT_CAUSE[FaultCause(fault.cause)],
+        cause=FAULT_CAUSE[fault.cause],
         detail=fault.detail[:300],
     )
     return pb.BotMessage(seat_fault=report)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.db import models
 from django.utils import timezone
 
+from arena.runner.faults import FaultCause
+
 #: the largest stored archive (the upload limit is lower; this bounds the column itself)
 MAX_ARCHIVE_BYTES = 4 << 20
 
@@ -77,7 +79,7 @@ class SandboxFault(models.Model):
     version = models.ForeignKey(CodeVersion, on_delete=models.SET_NULL, null=True, blank=True)
     #: the protocol's match id (``73.1``: match 73, attempt 1)
     match_id = models.CharField(max_length=64)
-    cause = models.CharField(max_length=32)
+    cause = models.CharField(max_length=32, choices=FaultCause.choices)
     detail = models.TextField(blank=True)
     stderr = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -150,7 +150,7 @@ class Sandbox:
         self._stderr_reader.start()
         hello = self._receive(self.limits.load_seconds, "loading the bot")
         if hello.WhichOneof("kind") != "hello":
-            raise self._fault(FaultCause.INVALID_OUTPUT, "the bot's first message is not a hello")
+            raise SandboxFault(FaultCause.INVALID_OUTPUT, "the bot's first message is not a hello")
         self.bot_version = hello.hello.bot_version
 
     def send(self, message: pb.ArenaMessage) -> None:
@@ -160,7 +160,7 @@ class Sandbox:
             self._proc.stdin.write(HEADER.pack(len(data)) + data)
             self._proc.stdin.flush()
         except (BrokenPipeError, OSError):
-            raise self._fault(FaultCause.CRASH, "the bot's process is gone") from None
+            raise SandboxFault(FaultCause.CRASH, "the bot's process is gone") from None
 
     def ask(self, request_bytes: bytes, timeout_s: float) -> pb.Action:
         """Send a ``DecisionRequest`` (as an ``ArenaMessage``'s bytes) and wait for its
@@ -170,10 +170,10 @@ class Sandbox:
             self._proc.stdin.write(HEADER.pack(len(request_bytes)) + request_bytes)
             self._proc.stdin.flush()
         except (BrokenPipeError, OSError):
-            raise self._fault(FaultCause.CRASH, "the bot's process is gone") from None
+            raise SandboxFault(FaultCause.CRASH, "the bot's process is gone") from None
         reply = self._receive(timeout_s, "a decision")
         if reply.WhichOneof("kind") != "action":
-            raise self._fault(FaultCause.INVALID_OUTPUT, "the bot's reply is not an action")
+            raise SandboxFault(FaultCause.INVALID_OUTPUT, "the bot's reply is not an action")
         return reply.action
 
     def _receive(self, timeout_s: float, what: str) -> pb.BotMessage:
@@ -184,12 +184,12 @@ class Sandbox:
         except queue.Empty:
             if wait < timeout_s:
                 self.kill("wall")
-                raise self._fault(
+                raise SandboxFault(
                     FaultCause.TIMEOUT,
                     f"the match's wall-clock limit ({self.limits.wall_seconds:g} s)",
                 ) from None
             self.kill("timeout")
-            raise self._fault(
+            raise SandboxFault(
                 FaultCause.TIMEOUT, f"no answer to {what} within {timeout_s:g} s"
             ) from None
         if data is None:
@@ -198,7 +198,9 @@ class Sandbox:
             return pb.BotMessage.FromString(data)
         except Exception:  # noqa: BLE001 - unreadable bytes are the bot's malformed answer
             self.kill("malformed")
-            raise self._fault(FaultCause.INVALID_OUTPUT, "the bot's reply does not parse") from None
+            raise SandboxFault(
+                FaultCause.INVALID_OUTPUT, "the bot's reply does not parse"
+            ) from None
 
     def _read_replies(self) -> None:
         assert self._proc is not None and self._proc.stdout is not None
@@ -229,9 +231,6 @@ class Sandbox:
     def stderr_tail(self, lines: int = 20) -> str:
         text = bytes(self._stderr[-STDERR_KEEP:]).decode("utf-8", "replace")
         return "\n".join(text.splitlines()[-lines:])
-
-    def _fault(self, cause: str, detail: str) -> SandboxFault:
-        return SandboxFault(cause, detail)
 
     def _exited(self) -> SandboxFault:
         """The process ended or closed its output: which fault that was."""

@@ -47,18 +47,19 @@ class SandboxSeat(ProtocolSeat):
         payload = self.request_payload(match, seat, seq, obs, legal, decision_ms, bank_ms)
         started = time.perf_counter()
         if self.fault is not None:
-            return Answer(0.0, fault=FaultCause(self.fault.cause), detail=self.fault.detail)
+            return Answer(0.0, fault=self.fault.cause, detail=self.fault.detail)
         try:
             reply = self.sandbox.ask(payload, (decision_ms + bank_ms) / 1000)
         except SandboxFault as exc:
             self.fault = exc
             latency = (time.perf_counter() - started) * 1000
-            return Answer(latency, fault=FaultCause(exc.cause), detail=exc.detail)
+            return Answer(latency, fault=exc.cause, detail=exc.detail)
         latency = (time.perf_counter() - started) * 1000
         self.answered(seat, latency)
         if reply.match_id != match.match_id or reply.seq != seq:
             self.fault = SandboxFault(
-                "malformed_action", f"an answer to {reply.match_id}/{reply.seq}, asked {seq}"
+                FaultCause.MALFORMED_ACTION,
+                f"an answer to {reply.match_id}/{reply.seq}, asked {seq}",
             )
             return Answer(latency, fault=FaultCause.MALFORMED_ACTION, detail=self.fault.detail)
         try:
