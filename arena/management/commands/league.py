@@ -244,7 +244,8 @@ class Command(BaseCommand):
     @staticmethod
     def _format(league: League) -> str:
         if league.format == LeagueFormat.INFORMATION:
-            return f"information matchmaking, {league.games_per_bot} games per bot a round"
+            k = league.games_per_bot
+            return f"information matchmaking, {k} games per bot a round on average"
         return "round robin"
 
     def _progress(self, written: int, total: int) -> None:
