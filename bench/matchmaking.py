@@ -244,6 +244,11 @@ def _report(
           f"{2 * tenth / args.bots:.1f} a bot): spearman "
           f"{np.mean([max(i.spearman(tenth, a) for a in ALPHAS) for i in ideal]):.4f} at best "
           f"({np.mean([i.spearman(tenth) for i in ideal]):.4f} with even games)")  # fmt: skip
+    own = [i.bound(r[1]) for i, r in zip(ideal, rr, strict=True)]
+    print(f"information bound for round robin's own spearman ({np.mean([r[1] for r in rr]):.4f}): "
+          f"{np.mean([b.games for b in own]):,.0f} games = "
+          f"{np.mean([b.games for b in own]) / rr_games:.1%} of its round "
+          f"({np.mean([b.even_games for b in own]) / rr_games:.1%} with even games)")  # fmt: skip
     for label, informed, *_ in formats:
         if informed:
             print(f"pairing one round ({args.bots} bots x {k}), {label}: "
