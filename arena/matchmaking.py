@@ -31,8 +31,9 @@ score; the range is widened only when all of them are taken. Picking the best-sc
 the nearest neighbours instead (``spread=0``) makes a banded comparison graph: each bot
 measured against the same few neighbours, long chains between bots a few dozen places
 apart, and rank intervals too narrow for the truth (bench/matchmaking.py: the 95% rank
-intervals held the true rank for 66-77% of bots, against 82-86% when drawn, and the same
-games reached a Spearman of 0.98 at 12% of a round robin's games, against 10% when drawn).
+intervals held the true rank for 68-79% of bots, against 84-87% when drawn, and the same
+even games reached a Spearman of 0.98 at 11.0% of a round robin's games, against 10.2%
+when drawn; means over 10 simulated leagues).
 Within the drawing range p(1 - p) stays near 1/4, so drawing costs little information per
 game. Sampling a fixed number of candidates keeps the cost linear in n.
 """
