@@ -2,9 +2,17 @@
 opponents whose games tell the most (pure functions, no ORM).
 
 A round robin plays every pairing every round: n(n-1)/2 games, 499,500 for 1,000 bots. The
-*information* format gives each bot ``games_per_bot`` games a round instead, so a round
-costs about n x games_per_bot / 2 games and its scheduling about n x games_per_bot x
-4 x ``window`` steps. Whom a bot meets:
+*information* format gives each bot a bounded number of games a round instead,
+``games_per_bot`` on average, so a round costs about n x games_per_bot / 2 games and its
+scheduling about n x games_per_bot x 4 x ``window`` steps.
+
+How many: in proportion to the width of the bot's rank interval, between half and twice
+``games_per_bot`` (``planned_games``): a bot in the dense middle of the league, or one
+nobody knows yet, gets more than one in the settled tails, whose place a larger error
+does not change (bench/matchmaking.py: Spearman 0.99 about a round earlier than with even
+games; bench/information_bound.py: the same allocation is the best for an ideal league).
+
+Whom a bot meets:
 
 * close in rating: a game between two bots of win probability p tells ``p(1 - p)`` about
   their difference (the Fisher information of a Bradley-Terry game), largest at p = 1/2;
@@ -23,8 +31,9 @@ score; the range is widened only when all of them are taken. Picking the best-sc
 the nearest neighbours instead (``spread=0``) makes a banded comparison graph: each bot
 measured against the same few neighbours, long chains between bots a few dozen places
 apart, and rank intervals too narrow for the truth (bench/matchmaking.py: the 95% rank
-intervals held the true rank for 66-77% of bots, against 82-86% when drawn, and the same
-games reached a Spearman of 0.98 at 12% of a round robin's games, against 10% when drawn).
+intervals held the true rank for 68-79% of bots, against 84-87% when drawn, and the same
+even games reached a Spearman of 0.98 at 11.0% of a round robin's games, against 10.2%
+when drawn; means over 10 simulated leagues).
 Within the drawing range p(1 - p) stays near 1/4, so drawing costs little information per
 game. Sampling a fixed number of candidates keeps the cost linear in n.
 """
@@ -47,6 +56,9 @@ UNKNOWN_SIGMA = 350.0
 #: opponents are drawn from this many standard deviations of a bot's rating difference
 #: (``information_pairings(spread=...)``; bench/matchmaking.py compares it with 0)
 SPREAD = 2.0
+#: a bot's games in a round lie between games_per_bot x FEWEST and games_per_bot x MOST
+#: (``planned_games``)
+FEWEST, MOST = 0.5, 2.0
 
 
 @dataclass(frozen=True)
@@ -84,6 +96,40 @@ def pairing_score(a: Candidate, b: Candidate) -> float:
     return p * (1.0 - p) * (a.sigma**2 + b.sigma**2)
 
 
+def planned_games(candidates: Sequence[Candidate], games_per_bot: int) -> dict[int, int]:
+    """Each bot's games this round, ``games_per_bot`` on average: in proportion to the width
+    of its rank interval (the bots rated within 1.96 sigma of it), between
+    ``games_per_bot x FEWEST`` and ``x MOST``, rounded up or down as often as the fraction
+    says (by a fixed offset per entry, so that a run resuming a round it stopped midway
+    plans the same games).
+
+    Why: a bot in the dense middle of the league changes places for a smaller rating error
+    than one in the tails, and the mean rank interval is smallest with a bot's games in
+    proportion to the density of ratings at its own to the power 2/3, what this gives once
+    the sigmas follow the games (sigma ~ 1/sqrt(games), width ~ density x sigma); it is
+    also the allocation (of those bench/information_bound.py tries) with which the ideal
+    league reaches a Spearman of 0.98 and 0.99 with the fewest games. A bot nobody knows
+    yet has a wide interval: the most games."""
+    keys = sorted(c.rating for c in candidates)
+    width = [
+        bisect.bisect_right(keys, c.rating + 1.96 * c.sigma)
+        - bisect.bisect_left(keys, c.rating - 1.96 * c.sigma)
+        for c in candidates
+    ]
+    high = min(games_per_bot * MOST, len(candidates) - 1.0)
+    low = min(high, max(1.0, games_per_bot * FEWEST))
+    scale = games_per_bot / (sum(width) / len(width))
+    for _ in range(4):  # rescale so that the clamped shares still average games_per_bot
+        share = [min(high, max(low, w * scale)) for w in width]
+        scale *= games_per_bot * len(share) / sum(share)
+    out = {}
+    for c, w in zip(candidates, width, strict=True):
+        x = min(high, max(low, w * scale))
+        offset = (c.entry * 0.6180339887498949) % 1.0
+        out[c.entry] = int(x + offset)
+    return out
+
+
 def information_pairings(
     candidates: Sequence[Candidate],
     games_per_bot: int,
@@ -91,11 +137,13 @@ def information_pairings(
     *,
     window: int = 8,
     spread: float = SPREAD,
+    even: bool = False,
     taken: Iterable[tuple[int, int]] = (),
 ) -> list[tuple[int, int]]:
-    """Pairs of entry ids for one round: each entry in at most ``games_per_bot`` pairs (in
-    exactly that many whenever opponents allow: a greedy pass, then swaps for the few it
-    left short), each pair at most once.
+    """Pairs of entry ids for one round: each entry in at most its ``planned_games`` pairs
+    (``games_per_bot`` on average; every entry ``games_per_bot`` if ``even``), in exactly
+    that many whenever opponents allow (a greedy pass, then swaps for the few it left
+    short), each pair at most once.
 
     ``spread`` > 0: opponents drawn from everyone within ``spread`` standard deviations of
     the bot's rating difference (its rating +- spread x sqrt(2) x sigma, at least its
@@ -111,7 +159,11 @@ def information_pairings(
     order = sorted(candidates, key=lambda c: (c.rating, jitter[c.entry]))
     pos = {c.entry: i for i, c in enumerate(order)}
     keys = [c.rating for c in order]
-    need = {c.entry: games_per_bot for c in candidates}
+    need = (
+        {c.entry: games_per_bot for c in candidates}
+        if even
+        else planned_games(candidates, games_per_bot)
+    )
     met: set[tuple[int, int]] = set()
     for a, b in taken:
         met.add((min(a, b), max(a, b)))
@@ -300,7 +352,7 @@ def slots(
     pairs: Sequence[tuple[int, int]], taken: Iterable[tuple[int, int, int]] = ()
 ) -> list[int]:
     """A slot per pair such that no entry plays twice in one slot (a remote bot is never asked
-    to play two matches of one slot at once): greedy, at most 2 x games_per_bot - 1 slots.
+    to play two matches of one slot at once): greedy, fewer than 2 x the most games of a bot.
     ``taken``: (entry, entry, slot) of the pairs the round has already."""
     used: dict[int, set[int]] = {}
     for a, b, slot in taken:

@@ -8,12 +8,15 @@ from collections import Counter
 import pytest
 
 from arena.matchmaking import (
+    FEWEST,
+    MOST,
     PROVISIONAL_GAMES,
     SPREAD,
     UNKNOWN_SIGMA,
     Candidate,
     information_pairings,
     pairing_score,
+    planned_games,
     sigma_of,
     slots,
 )
@@ -25,16 +28,45 @@ def _league(n: int, seed: int = 1, games: int = 100) -> list[Candidate]:
 
 
 @pytest.mark.parametrize(("n", "k"), [(2, 1), (7, 3), (50, 10), (1000, 10)])
-def test_every_bot_gets_its_games_and_no_pair_meets_twice(n: int, k: int) -> None:
-    pairs = information_pairings(_league(n), k, random.Random(2))
+@pytest.mark.parametrize("even", [False, True])
+def test_every_bot_gets_its_games_and_no_pair_meets_twice(n: int, k: int, even: bool) -> None:
+    league = _league(n)
+    plan = {c.entry: k for c in league} if even else planned_games(league, k)
+    pairs = information_pairings(league, k, random.Random(2), even=even)
     per_bot = Counter(e for pair in pairs for e in pair)
     assert all(a != b for a, b in pairs)
     assert len(set(pairs)) == len(pairs)
-    assert max(per_bot.values()) <= k
+    assert all(per_bot[i] <= plan[i] for i in range(n))
     # nobody short of games while someone else who could play it still has room
-    assert sum(k - per_bot[i] for i in range(n)) <= (k if n > k else n * k)
+    assert sum(plan[i] - per_bot[i] for i in range(n)) <= (k if n > k else n * k)
     if n > 2 * k:
-        assert len(pairs) >= n * k // 2 - k
+        assert len(pairs) >= sum(plan.values()) // 2 - k
+
+
+def test_games_follow_the_rank_interval_within_bounds() -> None:
+    k, league = 10, _league(1000, games=100)
+    for c in league[:20]:  # bots nobody knows yet
+        league[c.entry] = Candidate(c.entry, 1500.0, UNKNOWN_SIGMA, 0)
+    plan = planned_games(league, k)
+    assert set(plan) == {c.entry for c in league}
+    assert abs(sum(plan.values()) / len(plan) - k) < 0.05 * k  # the round costs n x k / 2
+    assert min(plan.values()) >= FEWEST * k and max(plan.values()) <= MOST * k
+    assert all(plan[e] == MOST * k for e in range(20)), "the unknown get the most"
+    # the settled: more in the dense middle than in the tails, and for a wider interval
+    settled = league[20:]
+    middle = [plan[c.entry] for c in settled if abs(c.rating - 1500) < 100]
+    tails = [plan[c.entry] for c in settled if abs(c.rating - 1500) > 400]
+    assert sum(middle) / len(middle) > 1.5 * sum(tails) / len(tails)
+    near = sorted(settled, key=lambda c: abs(c.rating - 1500))[:40]
+    narrow = [plan[c.entry] for c in near if c.sigma < 40]
+    wide = [plan[c.entry] for c in near if c.sigma > 60]
+    assert sum(wide) / len(wide) > sum(narrow) / len(narrow)
+    # equal intervals: even games; a resumed round plans the same games
+    same = [Candidate(i, 1500.0 + i * 0.01, 50.0, 100) for i in range(100)]
+    assert set(planned_games(same, k).values()) == {k}
+    assert planned_games(league, k) == plan
+    # a league too small for twice k games: at most everyone else once
+    assert max(planned_games(_league(5), 10).values()) <= 4
 
 
 def test_opponents_are_close_in_rating() -> None:
@@ -89,7 +121,9 @@ def test_slots_never_give_a_bot_two_matches_at_once() -> None:
     for (a, b), s in zip(pairs, given, strict=True):
         assert (a, s) not in seen and (b, s) not in seen
         seen |= {(a, s), (b, s)}
-    assert max(given) < 2 * 10 - 1
+    most = max(Counter(e for pair in pairs for e in pair).values())
+    assert most > 10  # games follow the rank interval: some bots more than the mean
+    assert max(given) < 2 * most - 1
 
 
 def test_a_round_completed_from_the_pairs_it_has_is_never_doubled() -> None:
@@ -100,7 +134,9 @@ def test_a_round_completed_from_the_pairs_it_has_is_never_doubled() -> None:
     pairs = have + rest
     assert len(set(pairs)) == len(pairs)
     per_bot = Counter(e for pair in pairs for e in pair)
-    assert all(per_bot[c.entry] == k for c in league)
+    plan = planned_games(league, k)
+    assert all(per_bot[c.entry] <= plan[c.entry] for c in league)
+    assert sum(plan.values()) - 2 * len(pairs) <= 1  # an odd total leaves one game short
     given = slots(rest, [(a, b, s) for (a, b), s in zip(have, slots(have), strict=True)])
     seen: Counter[tuple[int, int]] = Counter()
     for (a, b), s in zip(pairs, slots(have) + given, strict=True):
@@ -114,5 +150,5 @@ def test_swaps_complete_rounds_the_greedy_pass_leaves_short() -> None:
     for seed in range(200):
         rng = random.Random(seed)
         league = [Candidate(i, rng.gauss(1500, 200), 60.0, 100) for i in range(6)]
-        pairs = information_pairings(league, 3, random.Random(seed + 1000))
+        pairs = information_pairings(league, 3, random.Random(seed + 1000), even=True)
         assert len(set(pairs)) == len(pairs) == 9, seed

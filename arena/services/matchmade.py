@@ -2,9 +2,10 @@
 
 A round robin writes its round in one transaction: n(n-1)/2 pairings, fine for the small
 leagues it is for. The information format is for large leagues: each bot plays
-``League.games_per_bot`` single games a round, against opponents picked from the league's
-ratings as they are now, so a round costs about n x games_per_bot / 2 matches, and its
-writes are cut into transactions of ``ARENA_SCHEDULE_BATCH`` matches:
+``League.games_per_bot`` single games a round on average (between half and twice that, by
+the width of its rank interval: ``planned_games``), against opponents picked from the
+league's ratings as they are now, so a round costs about n x games_per_bot / 2 matches, and
+its writes are cut into transactions of ``ARENA_SCHEDULE_BATCH`` matches:
 
 1. ``rounds.do_schedule_round`` makes the round in status ``scheduling`` (the league row
    locked, as for round robin);

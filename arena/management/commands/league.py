@@ -76,11 +76,14 @@ class Command(BaseCommand):
             default="round_robin",
             choices=["round_robin", "information"],
             help="round_robin (default): every pairing every round, for small leagues; "
-            "information: each bot --games-per-bot single games a round against opponents "
-            "close in rating, for large leagues (2 seats, independent deals)",
+            "information: each bot --games-per-bot single games a round on average against "
+            "opponents close in rating, for large leagues (2 seats, independent deals)",
         )
         create.add_argument(
-            "--games-per-bot", type=int, default=10, help="information format: games a round"
+            "--games-per-bot",
+            type=int,
+            default=10,
+            help="information format: games a bot plays a round on average (half to twice it)",
         )
         create.add_argument(
             "--pairs",
@@ -244,7 +247,8 @@ class Command(BaseCommand):
     @staticmethod
     def _format(league: League) -> str:
         if league.format == LeagueFormat.INFORMATION:
-            return f"information matchmaking, {league.games_per_bot} games per bot a round"
+            k = league.games_per_bot
+            return f"information matchmaking, {k} games per bot a round on average"
         return "round robin"
 
     def _progress(self, written: int, total: int) -> None:
