@@ -106,7 +106,11 @@ def do_claim_match(match_id: int, worker: str) -> Claim | None:
     at = connection.ops.adapt_datetimefield_value
     sql = _CLAIM_SQL.format(table=connection.ops.quote_name(Match._meta.db_table))
     # several statements in one execute: Django's psycopg cursors bind on the client
-    fast = connection.vendor == "postgresql" and not connection.in_atomic_block
+    fast = (
+        connection.vendor == "postgresql"
+        and not connection.in_atomic_block
+        and connection.get_autocommit()  # else SET LOCAL would cover the caller's transaction
+    )
     with connection.cursor() as cursor:
         cursor.execute(
             _ASYNC_COMMIT + sql if fast else sql,
