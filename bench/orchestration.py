@@ -15,7 +15,12 @@ last has run; a match batch schedules a round of house bots (every match sent on
 and times it until the last result commits, then waits for the round's batch fit so that
 it does not overlap the next batch. Per task: batch wall time / tasks. Orchestration per
 match: that, minus the runner's own median game time in the batch (``Match.duration_ms``).
-Statistic: the median over the batches, on both sides.
+Statistic: the median over the batches, on both sides. Both sides' wall time includes
+sending their messages (the no-op tasks one by one, the matches on the round's commit);
+the match side's also includes scheduling the round (``do_schedule_round`` in this
+process), shown on its own line ("of which scheduling"). Before the batches, the worker
+runs 20 no-op tasks and plays one small round, unmeasured, so that no batch pays for the
+worker's first imports and connections.
 """
 
 from __future__ import annotations
@@ -129,11 +134,13 @@ def noop_batch(r: redis.Redis, n: int) -> float:
     return wall / n
 
 
-def match_batch(bots: int, tag: str) -> tuple[float, float, int]:
-    """(seconds per match, median game seconds, matches) for one round sent at once."""
+def match_batch(bots: int, tag: str) -> tuple[float, float, float, int]:
+    """(seconds per match, median game seconds, scheduling seconds per match, matches) for
+    one round sent at once."""
     league = make_league(bots, tag)
     t0 = time.perf_counter()
     scheduled = do_schedule_round(league)  # every match sent on commit
+    scheduling = time.perf_counter() - t0
     assert scheduled is not None
     live = [MatchStatus.QUEUED, MatchStatus.RUNNING]
     pending = Match.objects.filter(round=scheduled.round, status__in=live)
@@ -145,7 +152,8 @@ def match_batch(bots: int, tag: str) -> tuple[float, float, int]:
     assert len(durations) == n, f"{n - len(durations)} matches did not finish"
     # the round's batch fit runs on this worker too: let it end before the next batch
     wait(lambda: BatchRating.objects.filter(league=league).exists(), "the batch fit")
-    return wall / n, statistics.median(d for d in durations if d is not None) / 1000, n
+    game = statistics.median(d for d in durations if d is not None) / 1000
+    return wall / n, game, scheduling / n, n
 
 
 def statements_per_result(bots: int) -> list[int]:
@@ -173,14 +181,17 @@ def main() -> None:
     noops: list[float] = []
     per_match: list[float] = []
     games: list[float] = []
+    schedulings: list[float] = []
     n = 0
     stamp = uuid.uuid4().hex[:6]
     try:
         noop_batch(r, 20)  # warm the worker
+        match_batch(4, f"{stamp}-warm")  # and its first match: imports, connections
         for b in range(args.batches):
-            m, g, n = match_batch(args.bots, f"{stamp}-{b}")
+            m, g, sch, n = match_batch(args.bots, f"{stamp}-{b}")
             per_match.append(m)
             games.append(g)
+            schedulings.append(sch)
             noops.append(noop_batch(r, n))
             print(
                 f"batch {b + 1}: {n} matches, {m * 1000:6.2f} ms per match "
@@ -193,6 +204,7 @@ def main() -> None:
     match_ms = statistics.median(per_match) * 1000
     game_ms = statistics.median(games) * 1000
     overhead = statistics.median(m - g for m, g in zip(per_match, games, strict=True)) * 1000
+    scheduling_ms = statistics.median(schedulings) * 1000
     print()
     print(
         f"{args.bots} house bots, {n} matches a round, 1 worker (--pool=solo), "
@@ -205,6 +217,7 @@ def main() -> None:
         f"  orchestration per match:    {overhead:6.2f} ms = {overhead / noop_ms:.1f}x the no-op "
         "task (target <= 5x)"
     )
+    print(f"    of which scheduling the round: {scheduling_ms:6.2f} ms per match (in this process)")
     print(f"  SQL statements per result (play_match, in process): {counts}")
     print(f"  worker log: {log}")
 

@@ -10,6 +10,8 @@ from celery import Celery
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 
-app = Celery("workers")
+# Celery's Django fix-up, except that a connection is kept between tasks as Django keeps
+# it between requests (CONN_MAX_AGE): workers/fixup.py
+app = Celery("workers", fixups=["workers.fixup:fixup"])
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()

@@ -38,11 +38,25 @@ def do_record_match(
 
 
 def _rows(league: League, keys: Iterable[Key]) -> dict[Key, BotAnalytics]:
+    """The rows of ``keys``, locked; made first if missing. Bots meet again round after
+    round, so the rows are there but at a pairing's first games: lock, and only if some
+    are missing, make them and lock again (one statement, not two, in the usual case).
+    No deadlock between the two steps: a key names its bot, and two results for the same
+    bot already wait for each other at the bots' rating rows, locked earlier in the same
+    transaction."""
     keys = sorted(set(keys), key=lambda k: (k[0], k[1] or 0))
-    BotAnalytics.objects.bulk_create(
-        [BotAnalytics(league=league, bot_id=b, opponent_id=o) for b, o in keys],
-        ignore_conflicts=True,
-    )
+    rows = _locked(league, keys)
+    missing = [k for k in keys if k not in rows]
+    if missing:
+        BotAnalytics.objects.bulk_create(
+            [BotAnalytics(league=league, bot_id=b, opponent_id=o) for b, o in missing],
+            ignore_conflicts=True,
+        )
+        rows = _locked(league, keys)
+    return rows
+
+
+def _locked(league: League, keys: list[Key]) -> dict[Key, BotAnalytics]:
     bots = {b for b, _ in keys}
     # only the rows of this match (a bot has a row per opponent it ever met)
     found = (
@@ -51,7 +65,8 @@ def _rows(league: League, keys: Iterable[Key]) -> dict[Key, BotAnalytics]:
         .filter(Q(opponent__isnull=True) | Q(opponent_id__in=bots))
         .order_by("id")
     )
-    return {(r.bot_id, r.opponent_id): r for r in found if (r.bot_id, r.opponent_id) in keys}
+    wanted = set(keys)
+    return {(r.bot_id, r.opponent_id): r for r in found if (r.bot_id, r.opponent_id) in wanted}
 
 
 def _record(

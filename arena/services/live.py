@@ -28,12 +28,14 @@ def _key(match_id: int) -> str:
 def publisher(match_id: int, every_s: float = 0.0) -> Callable[[RecordedDecision], None]:
     """A listener for ``run_match(on_decision=...)``: each call stores the decisions so far
     (a game has at most a few hundred; a fresh attempt starts a fresh list). ``every_s``:
-    store at most once per that many seconds (the first decision at once). A game of house
-    bots only is over in milliseconds, faster than any spectator's page polls: a cache
-    write per decision was a third of its whole orchestration."""
+    store at most once per that many seconds, the first time ``every_s`` after the start
+    (with 0, every decision at once). A game of house bots only is over in milliseconds,
+    faster than any spectator's page polls: a cache write per decision was a third of its
+    whole orchestration, and one that ends within ``every_s`` writes none (its replay
+    serves it as soon as it is over)."""
     decisions: list[dict[str, Any]] = []
     timeout = settings.ARENA_MATCH_TIME_LIMIT_SECONDS
-    last = -float("inf")
+    last = time.monotonic() if every_s > 0 else -float("inf")
 
     def heard(decision: RecordedDecision) -> None:
         nonlocal last

@@ -76,8 +76,17 @@ class Played:
 
     @classmethod
     def load(cls, match_id: int) -> Played:
-        match = Match.objects.select_related("league").get(pk=match_id)
-        parts = list(match.participations.select_related("bot").order_by("seat"))
+        # one statement: the seats joined with their bots, their match and its league
+        parts = list(
+            Participation.objects.select_related("bot", "match__league")
+            .filter(match_id=match_id)
+            .order_by("seat")
+        )
+        if not parts:  # a match without seats (none is made so): its result is its own
+            return cls(Match.objects.select_related("league").get(pk=match_id), [])
+        match = parts[0].match
+        for p in parts[1:]:
+            p.match = match  # one instance, as the result writes it
         return cls(match, parts)
 
 
