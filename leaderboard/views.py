@@ -13,7 +13,7 @@ from django.utils.functional import SimpleLazyObject
 
 from arena import public_facts
 from arena.models import Bot, BotKind, League, Match, MatchStatus, Round
-from leaderboard import fragments, replays
+from leaderboard import fragments, match_rows, replays
 from leaderboard.reads import analytics as analytics_reads
 from leaderboard.reads import bots as bot_reads
 from leaderboard.reads import h2h as h2h_reads
@@ -24,8 +24,10 @@ from leaderboard.reads import matches as match_reads
 
 def error_page(request: HttpRequest, status: int, title: str, message: str) -> HttpResponse:
     return render(
-        request, "leaderboard/error.html",
-        {"title": title, "message": message, "status": status}, status=status,
+        request,
+        "leaderboard/error.html",
+        {"title": title, "message": message, "status": status},
+        status=status,
     )
 
 
@@ -110,15 +112,7 @@ def league(request: HttpRequest, slug: str) -> HttpResponse:
 
     def round_matches() -> Any:
         shown = shown_round()
-        if shown is None:
-            return []
-        rows = list(
-            shown.matches.select_related("league", "round")
-            .prefetch_related(match_reads.seats_prefetch())
-            .order_by("id")
-        )
-        replays.withhold(rows)
-        return rows
+        return [] if shown is None else match_rows.round_rows(shown.pk)
 
     next_round, schedule_note = league_reads.next_round_at(obj)
     return render(
@@ -214,8 +208,10 @@ def matches(request: HttpRequest) -> HttpResponse:
     if page.next_before is not None:
         from urllib.parse import urlencode
 
-        next_url = reverse("leaderboard:matches") + "?" + urlencode(
-            {**f.query(), "before": page.next_before}
+        next_url = (
+            reverse("leaderboard:matches")
+            + "?"
+            + urlencode({**f.query(), "before": page.next_before})
         )
     return render(
         request,

@@ -1,0 +1,145 @@
+"""Match-table rows, cached one by one (``leaderboard.fragments``) under what they show:
+the match's id, status, finished time and whether its result is withheld (a finished
+match's row never changes after that), so after a result only the rows whose match
+started or ended (or was released from a pair's embargo) render.
+
+``round_rows`` is the standings page's table of the shown round: one lean statement reads
+every match's key (with the embargo as an ``EXISTS``), and only the matches whose row is
+not cached are loaded with their seats and rendered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import connection
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString
+
+from arena.models import Bot, Match, MatchEndReason, MatchStatus, Participation, Round
+from leaderboard.fragments import rows_by_key
+
+TEMPLATE = "leaderboard/_match_row.html"
+
+
+def row_key(pk: int, status: str, withheld: bool, show_league: bool, done: datetime | None) -> str:
+    return f"{pk}:{status}:{withheld}:{show_league}:{done}"
+
+
+def _render(matches: Iterable[Match | RowMatch], show_league: bool) -> dict[int, str]:
+    context = {"show_league": show_league}
+    return {m.pk: render_to_string(TEMPLATE, {**context, "m": m}) for m in matches}
+
+
+def match_rows(matches: Iterable[Match], show_league: bool) -> list[tuple[Match, SafeString]]:
+    """The rows of matches already loaded (with their seats; ``m.withheld`` set by
+    ``replays.withhold``)."""
+    rows = {m.pk: m for m in matches}
+    keyed = [
+        (m.pk, row_key(m.pk, m.status, getattr(m, "withheld", False), show_league,
+                       m.finished_at))
+        for m in rows.values()
+    ]  # fmt: skip
+    found = rows_by_key(TEMPLATE, keyed, lambda ids: _render((rows[i] for i in ids), show_league))
+    return [(rows[pk], html) for pk, html in found]
+
+
+def _round_keys(round_id: int) -> list[tuple[int, str, bool, datetime | None]]:
+    table = Match._meta.db_table
+    sql = (
+        f"SELECT m.id, m.status, m.finished_at, m.status = %s AND EXISTS"
+        f" (SELECT 1 FROM {table} p WHERE p.round_id = m.round_id"
+        " AND p.pairing_key = m.pairing_key AND p.pair_index = m.pair_index"
+        " AND p.deck_seed = m.deck_seed AND p.id <> m.id AND p.status IN (%s, %s))"
+        f" FROM {table} m WHERE m.round_id = %s ORDER BY m.id"
+    )
+    statuses = (MatchStatus.FINISHED, MatchStatus.QUEUED, MatchStatus.RUNNING)
+    params: list[str | int] = [*(str(s) for s in statuses), round_id]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [(pk, status, bool(withheld), done) for pk, status, done, withheld in cursor]
+
+
+@dataclass(frozen=True)
+class _Named:
+    name: str
+
+
+@dataclass(frozen=True)
+class _Seat:
+    team: int
+    won: bool | None
+    bot: _Named
+    fault_cause: str
+
+
+@dataclass(frozen=True)
+class _Seats:
+    seats: list[_Seat]
+
+    def all(self) -> list[_Seat]:
+        return self.seats
+
+
+@dataclass(frozen=True)
+class _Number:
+    number: int
+
+
+@dataclass(frozen=True)
+class RowMatch:
+    """What ``_match_row.html`` reads of a match in a league's table (no league column),
+    read without the ORM: its seats are ``participations.all()`` as on a model."""
+
+    pk: int
+    status: str
+    winner_team: int | None
+    end_reason: str
+    finished_at: datetime | None
+    round: _Number
+    participations: _Seats
+
+    def get_end_reason_display(self) -> str:
+        return str(MatchEndReason(self.end_reason).label) if self.end_reason else ""
+
+
+def _load(ids: list[int], withheld: set[int]) -> list[RowMatch]:
+    """The matches with their seats in one statement, the embargo applied as
+    ``replays.withhold`` does (no result, no seat's outcome or fault)."""
+    t = {m.__name__: m._meta.db_table for m in (Match, Round, Participation, Bot)}
+    sql = (
+        "SELECT m.id, m.status, m.winner_team, m.end_reason, m.finished_at, r.number,"
+        " p.team, p.won, b.name, p.fault_cause"
+        f" FROM {t['Match']} m JOIN {t['Round']} r ON r.id = m.round_id"
+        f" LEFT JOIN {t['Participation']} p ON p.match_id = m.id"
+        f" LEFT JOIN {t['Bot']} b ON b.id = p.bot_id"
+        " WHERE m.id = ANY(%s) ORDER BY m.id, p.seat"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [ids])
+        found = cursor.fetchall()
+    seats: dict[int, list[_Seat]] = {}
+    heads: dict[int, tuple[object, ...]] = {}
+    for pk, status, winner, reason, done, number, team, won, name, fault in found:
+        hidden = pk in withheld
+        heads[pk] = (status, None if hidden else winner, "" if hidden else reason, done, number)
+        seats.setdefault(pk, [])
+        if team is not None:
+            seats[pk].append(
+                _Seat(team, None if hidden else won, _Named(name), "" if hidden else fault)
+            )
+    return [
+        RowMatch(pk, status, winner, reason, done, _Number(number), _Seats(seats[pk]))  # type: ignore[arg-type]
+        for pk, (status, winner, reason, done, number) in heads.items()
+    ]
+
+
+def round_rows(round_id: int) -> list[tuple[int, SafeString]]:
+    """The rows of a round's matches, by id: one statement for their keys (with the
+    embargo), one ``get_many``, and one more statement for the rows not cached."""
+    keys = _round_keys(round_id)
+    withheld = {pk for pk, _, wh, _ in keys if wh}
+    keyed = [(pk, row_key(pk, st, wh, False, done)) for pk, st, wh, done in keys]
+    return rows_by_key(TEMPLATE, keyed, lambda ids: _render(_load(ids, withheld), False))
