@@ -18,8 +18,10 @@ from django.db import connection
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 
-from arena.models import Bot, Match, MatchEndReason, MatchStatus, Participation, Round
+from arena.models import Bot, Match, MatchEndReason, Participation, Round
 from leaderboard.fragments import rows_by_key
+from leaderboard.reads.bots import opponents_of, recent_participations
+from leaderboard.replays import EMBARGO_PARAMS, WITHHELD_SQL
 
 TEMPLATE = "leaderboard/_match_row.html"
 
@@ -47,18 +49,12 @@ def match_rows(matches: Iterable[Match], show_league: bool) -> list[tuple[Match,
 
 
 def _round_keys(round_id: int) -> list[tuple[int, str, bool, datetime | None]]:
-    table = Match._meta.db_table
     sql = (
-        f"SELECT m.id, m.status, m.finished_at, m.status = %s AND EXISTS"
-        f" (SELECT 1 FROM {table} p WHERE p.round_id = m.round_id"
-        " AND p.pairing_key = m.pairing_key AND p.pair_index = m.pair_index"
-        " AND p.deck_seed = m.deck_seed AND p.id <> m.id AND p.status IN (%s, %s))"
-        f" FROM {table} m WHERE m.round_id = %s ORDER BY m.id"
+        f"SELECT m.id, m.status, m.finished_at, {WITHHELD_SQL}"
+        f" FROM {Match._meta.db_table} m WHERE m.round_id = %s ORDER BY m.id"
     )
-    statuses = (MatchStatus.FINISHED, MatchStatus.QUEUED, MatchStatus.RUNNING)
-    params: list[str | int] = [*(str(s) for s in statuses), round_id]
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(sql, [*EMBARGO_PARAMS, round_id])
         return [(pk, status, bool(withheld), done) for pk, status, done, withheld in cursor]
 
 
@@ -143,3 +139,30 @@ def round_rows(round_id: int) -> list[tuple[int, SafeString]]:
     withheld = {pk for pk, _, wh, _ in keys if wh}
     keyed = [(pk, row_key(pk, st, wh, False, done)) for pk, st, wh, done in keys]
     return rows_by_key(TEMPLATE, keyed, lambda ids: _render(_load(ids, withheld), False))
+
+
+RECENT_TEMPLATE = "leaderboard/_recent_row.html"
+
+
+def recent_rows(bot_id: int, limit: int) -> list[tuple[int, SafeString]]:
+    """A bot page's latest matches (its seat in each, by participation id), cached by what
+    a row shows: one statement for the keys (index ``participation_bot_recent``), one
+    ``get_many``, and the ORM with every seat only for the rows not cached."""
+    t = {m.__name__: m._meta.db_table for m in (Match, Participation)}
+    sql = (
+        f"SELECT p.id, m.status, m.finished_at, {WITHHELD_SQL}"
+        f" FROM {t['Participation']} p JOIN {t['Match']} m ON m.id = p.match_id"
+        " WHERE p.bot_id = %s ORDER BY p.match_id DESC LIMIT %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*EMBARGO_PARAMS, bot_id, limit])
+        keys = cursor.fetchall()
+
+    def render(ids: list[int]) -> dict[int, str]:
+        return {
+            p.pk: render_to_string(RECENT_TEMPLATE, {"row": {"p": p, "opponents": opponents_of(p)}})
+            for p in recent_participations(bot_id, limit, ids)
+        }
+
+    keyed = [(pk, f"{pk}:{status}:{bool(wh)}:{done}") for pk, status, done, wh in keys]
+    return rows_by_key(RECENT_TEMPLATE, keyed, render)

@@ -10,6 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.functional import SimpleLazyObject
+from django.utils.safestring import SafeString, mark_safe
 
 from arena import public_facts
 from arena.models import Bot, BotKind, League, Match, MatchStatus, Round
@@ -79,6 +80,34 @@ def _sort_columns(key: str, descending: bool, current: str | None) -> list[dict[
     return out
 
 
+def _standing_rows(obj: League, standings: league_reads.Standings, grouped: bool) -> SafeString:
+    """The standings table's body: each row cached by what it shows, joined here (a
+    template loop over 50 rows costs more than the rows' one ``get_many``), with the
+    provisional bots' heading in the default order."""
+    provisional = league_reads.PROVISIONAL_GAMES
+    rows = fragments.cached_rows(
+        standings.rows,
+        lambda r: f"{obj.slug}:{provisional}:{r.fragment}",
+        "leaderboard/_standing_row.html",
+        {"league": obj, "provisional_games": provisional},
+    )
+    if not rows:
+        return mark_safe(
+            '<tr><td colspan="10" class="muted">No bot is rated in this league yet.</td></tr>'
+        )
+    parts: list[str] = []
+    heading = False
+    for r, html in rows:
+        if grouped and r.provisional and not heading:
+            heading = True
+            parts.append(
+                f'<tr class="group"><th colspan="10">Provisional: fewer than {provisional}'
+                " games, not ranked yet</th></tr>"
+            )
+        parts.append(html)
+    return mark_safe("\n".join(parts))  # noqa: S308 - our templates' own output
+
+
 def league(request: HttpRequest, slug: str) -> HttpResponse:
     sort = request.GET.get("sort") or None
     try:
@@ -129,12 +158,7 @@ def league(request: HttpRequest, slug: str) -> HttpResponse:
             "crosstable_version": versions.crosstable,
             # rows cached one by one (read only when the standings fragment is stale)
             "standing_rows": SimpleLazyObject(
-                lambda: fragments.cached_rows(
-                    standings.rows,
-                    lambda r: f"{obj.slug}:{league_reads.PROVISIONAL_GAMES}:{r.fragment}",
-                    "leaderboard/_standing_row.html",
-                    {"league": obj, "provisional_games": league_reads.PROVISIONAL_GAMES},
-                )
+                lambda: _standing_rows(obj, standings, key == "rank" and not descending)
             ),
             "rounds": rounds,
             "shown_round": SimpleLazyObject(shown_round),
@@ -155,7 +179,7 @@ def bot(request: HttpRequest, name: str) -> HttpResponse:
     found = bot_reads.bot_with_version(name)
     if found is None:
         return not_found(request, f"There is no bot named {name!r}.")
-    obj, version = found
+    obj, versions = found
     league_slug = request.GET.get("league") or None
     # a NUL, say, is no text PostgreSQL takes: the query would fail, the page answer 500
     if league_slug and not match_reads.SLUG.fullmatch(league_slug):
@@ -167,12 +191,6 @@ def bot(request: HttpRequest, name: str) -> HttpResponse:
         bot_reads.BotProfile, SimpleLazyObject(lambda: bot_reads.bot_profile(obj, league_slug))
     )
 
-    def recent() -> list[dict[str, Any]]:
-        return [
-            {"p": p, "opponents": bot_reads.opponents_of(p)}
-            for p in bot_reads.recent_participations(obj)
-        ]
-
     return render(
         request,
         "leaderboard/bot.html",
@@ -180,10 +198,14 @@ def bot(request: HttpRequest, name: str) -> HttpResponse:
             "bot": obj,
             # the body is a cached fragment keyed by the version: these are read only when
             # it is stale
-            "version": version,
+            "version": versions.page,
+            "versions": versions,
             "league_slug": league_slug or "",
             "profile": profile,
-            "recent": SimpleLazyObject(recent),
+            # rows cached one by one
+            "recent": SimpleLazyObject(
+                lambda: match_rows.recent_rows(obj.pk, bot_reads.RECENT_MATCHES)
+            ),
             "connected": None
             if obj.kind == BotKind.HOUSE
             else bot_reads.connected_now([obj.pk])[obj.pk],

@@ -206,6 +206,10 @@ def standings_version(league: League) -> str:
     return found[1].standings
 
 
+#: the fit's fields in the order ``_standings_sql`` reads them
+_FIT_FIELDS = [f.attname for f in BatchRating._meta.concrete_fields]
+
+
 def _standings_sql() -> str:
     """Every standings row of a league as shown, with its bot, owner, whether it is
     entered and its batch fit, in one plain statement (the ORM's compilation of the three
@@ -247,7 +251,7 @@ def league_standings(
     batch: dict[int, BatchRating] = {}
     for row in found:
         if row[10] is not None:  # the fit's id
-            batch[row[0]] = BatchRating.from_db(DEFAULT_DB_ALIAS, None, row[10:])
+            batch[row[0]] = BatchRating.from_db(DEFAULT_DB_ALIAS, _FIT_FIELDS, row[10:])
     batch_at = max((b.computed_at for b in batch.values()), default=None)
     intervals = tied_intervals(batch)
     rows = [
@@ -348,19 +352,25 @@ class RoundSummary:
 
 
 def recent_rounds(league: League, limit: int = RECENT_ROUNDS) -> list[RoundSummary]:
-    """The latest rounds with their match counts, in one statement: the counts are
-    subqueries per round, evaluated for the rounds shown only (walking the unique index
-    (league, number) backwards), where a grouped join would count every round first."""
+    """The latest rounds with their match counts, in one statement: the rounds shown are
+    taken first (walking the unique index (league, number) backwards) and each one's
+    matches counted once (a lateral join on ``round_id``), where a grouped join would
+    count every round of the league."""
     match = Match._meta.db_table
-    count = f"SELECT COUNT(*) FROM {match} m WHERE m.round_id = r.id"
     sql = (
-        f"SELECT r.*, ({count}) AS c_n, ({count} AND m.status = %s) AS c_finished,"
-        f" ({count} AND m.status = %s) AS c_live, ({count} AND m.status IN (%s, %s)) AS c_over"
-        f" FROM {Round._meta.db_table} r WHERE r.league_id = %s ORDER BY r.number DESC LIMIT %s"
+        "SELECT r.*, c.c_n, c.c_finished, c.c_live, c.c_over FROM"
+        f" (SELECT * FROM {Round._meta.db_table} WHERE league_id = %s"
+        "   ORDER BY number DESC LIMIT %s) r"
+        " CROSS JOIN LATERAL (SELECT COUNT(*) AS c_n,"
+        "   COUNT(*) FILTER (WHERE m.status = %s) AS c_finished,"
+        "   COUNT(*) FILTER (WHERE m.status = %s) AS c_live,"
+        "   COUNT(*) FILTER (WHERE m.status IN (%s, %s)) AS c_over"
+        f"   FROM {match} m WHERE m.round_id = r.id) c"
+        " ORDER BY r.number DESC"
     )
     params = [
-        MatchStatus.FINISHED, MatchStatus.RUNNING, MatchStatus.FINISHED, MatchStatus.VOID,
-        league.pk, limit,
+        league.pk, limit, MatchStatus.FINISHED, MatchStatus.RUNNING, MatchStatus.FINISHED,
+        MatchStatus.VOID,
     ]  # fmt: skip
     return [
         RoundSummary(r, *(getattr(r, f"c_{k}") for k in ("n", "finished", "live", "over")))
