@@ -48,16 +48,6 @@ def match_rows(matches: Iterable[Match], show_league: bool) -> list[tuple[Match,
     return [(rows[pk], html) for pk, html in found]
 
 
-def _round_keys(round_id: int) -> list[tuple[int, str, bool, datetime | None]]:
-    sql = (
-        f"SELECT m.id, m.status, m.finished_at, {WITHHELD_SQL}"
-        f" FROM {Match._meta.db_table} m WHERE m.round_id = %s ORDER BY m.id"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*EMBARGO_PARAMS, round_id])
-        return [(pk, status, bool(withheld), done) for pk, status, done, withheld in cursor]
-
-
 @dataclass(frozen=True)
 class _Named:
     name: str
@@ -101,44 +91,46 @@ class RowMatch:
         return str(MatchEndReason(self.end_reason).label) if self.end_reason else ""
 
 
-def _load(ids: list[int], withheld: set[int]) -> list[RowMatch]:
-    """The matches with their seats in one statement, the embargo applied as
-    ``replays.withhold`` does (no result, no seat's outcome or fault)."""
+def _round_matches(round_id: int) -> list[tuple[RowMatch, bool]]:
+    """The round's matches with their seats and whether each is withheld, in one
+    statement; a withheld match's result is blanked as ``replays.withhold`` does (no
+    winner, no seat's outcome or fault)."""
     t = {m.__name__: m._meta.db_table for m in (Match, Round, Participation, Bot)}
     sql = (
         "SELECT m.id, m.status, m.winner_team, m.end_reason, m.finished_at, r.number,"
-        " p.team, p.won, b.name, p.fault_cause"
+        f" {WITHHELD_SQL}, p.team, p.won, b.name, p.fault_cause"
         f" FROM {t['Match']} m JOIN {t['Round']} r ON r.id = m.round_id"
         f" LEFT JOIN {t['Participation']} p ON p.match_id = m.id"
         f" LEFT JOIN {t['Bot']} b ON b.id = p.bot_id"
-        " WHERE m.id = ANY(%s) ORDER BY m.id, p.seat"
+        " WHERE m.round_id = %s ORDER BY m.id, p.seat"
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [ids])
+        cursor.execute(sql, [*EMBARGO_PARAMS, round_id])
         found = cursor.fetchall()
-    seats: dict[int, list[_Seat]] = {}
-    heads: dict[int, tuple[object, ...]] = {}
-    for pk, status, winner, reason, done, number, team, won, name, fault in found:
-        hidden = pk in withheld
-        heads[pk] = (status, None if hidden else winner, "" if hidden else reason, done, number)
-        seats.setdefault(pk, [])
+    heads: dict[int, tuple[RowMatch, bool]] = {}
+    for pk, status, winner, reason, done, number, hidden, team, won, name, fault in found:
+        if pk not in heads:
+            row = RowMatch(
+                pk, status, None if hidden else winner, "" if hidden else reason, done,
+                _Number(number), _Seats([]),
+            )  # fmt: skip
+            heads[pk] = (row, bool(hidden))
         if team is not None:
-            seats[pk].append(
+            heads[pk][0].participations.seats.append(
                 _Seat(team, None if hidden else won, _Named(name), "" if hidden else fault)
             )
-    return [
-        RowMatch(pk, status, winner, reason, done, _Number(number), _Seats(seats[pk]))  # type: ignore[arg-type]
-        for pk, (status, winner, reason, done, number) in heads.items()
-    ]
+    return list(heads.values())
 
 
 def round_rows(round_id: int) -> list[tuple[int, SafeString]]:
-    """The rows of a round's matches, by id: one statement for their keys (with the
-    embargo), one ``get_many``, and one more statement for the rows not cached."""
-    keys = _round_keys(round_id)
-    withheld = {pk for pk, _, wh, _ in keys if wh}
-    keyed = [(pk, row_key(pk, st, wh, False, done)) for pk, st, wh, done in keys]
-    return rows_by_key(TEMPLATE, keyed, lambda ids: _render(_load(ids, withheld), False))
+    """The rows of a round's matches, by id: one statement, one ``get_many``, and only
+    the rows not cached rendered."""
+    matches = {m.pk: (m, hidden) for m, hidden in _round_matches(round_id)}
+    keyed = [
+        (pk, row_key(pk, m.status, hidden, False, m.finished_at))
+        for pk, (m, hidden) in matches.items()
+    ]
+    return rows_by_key(TEMPLATE, keyed, lambda ids: _render((matches[i][0] for i in ids), False))
 
 
 RECENT_TEMPLATE = "leaderboard/_recent_row.html"

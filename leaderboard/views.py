@@ -202,6 +202,16 @@ def bot(request: HttpRequest, name: str) -> HttpResponse:
             "versions": versions,
             "league_slug": league_slug or "",
             "profile": profile,
+            # rows cached one by one (a result changes one opponent's record)
+            "opponent_rows": SimpleLazyObject(
+                lambda: fragments.cached_rows(
+                    profile.stats.opponents if profile.stats else [],
+                    lambda o: f"{o.bot}:{o.games}:{o.wins}",
+                    "leaderboard/_opponent_row.html",
+                    {},
+                    name="o",
+                )
+            ),
             # rows cached one by one
             "recent": SimpleLazyObject(
                 lambda: match_rows.recent_rows(obj.pk, bot_reads.RECENT_MATCHES)

@@ -1,9 +1,9 @@
 """A bot's statistics in one league, as its page shows them: the rating chart, results by
 opponent, faults and decision latency, over the results that are out.
 
-Read in two plain statements (the bot's seats with their match's finish and embargo, and
-the other seats of its finished matches) and summed here: the ORM's six queries this was
-cost more to compile than PostgreSQL took to answer. A finished game of a mirrored pair
+Read in one plain statement (the bot's seats with their match's finish and embargo, and
+the other seats of each match) and summed here: the ORM's six queries this was cost more
+to compile than PostgreSQL took to answer. A finished game of a mirrored pair
 whose partner is still queued or running counts nowhere (its rating change, outcome,
 fault or latency would tell the withheld result): it joins when its partner is over, as
 in the standings (``arena.ratings.standings``).
@@ -50,24 +50,21 @@ class LeagueStats:
 
 def league_stats(bot: Bot, league: League) -> LeagueStats:
     part, match, bots = (m._meta.db_table for m in (Participation, Match, Bot))
-    mine_sql = (
+    # each of the bot's seats, once per other seat of its match (the opponents' names)
+    sql = (
         "SELECT p.match_id, p.team, p.won, p.rating_after, p.fault_cause, p.latency_mean_ms,"
         " p.latency_p50_ms, p.latency_p90_ms, p.latency_max_ms, p.decisions,"
-        f" p.auto_decisions, m.finished_at, {WITHHELD_SQL}"
+        f" p.auto_decisions, m.finished_at, {WITHHELD_SQL}, o.team, o.bot_id, b.name"
         f" FROM {part} p JOIN {match} m ON m.id = p.match_id"
+        f" LEFT JOIN {part} o ON o.match_id = p.match_id AND o.bot_id <> p.bot_id"
+        f" LEFT JOIN {bots} b ON b.id = o.bot_id"
         " WHERE p.league_id = %s AND p.bot_id = %s ORDER BY p.match_id"
     )
-    others_sql = (
-        "SELECT o.match_id, o.team, o.bot_id, b.name"
-        f" FROM {part} p JOIN {part} o ON o.match_id = p.match_id AND o.bot_id <> p.bot_id"
-        f" JOIN {bots} b ON b.id = o.bot_id"
-        " WHERE p.league_id = %s AND p.bot_id = %s AND p.won IS NOT NULL"
-    )
     with connection.cursor() as cursor:
-        cursor.execute(mine_sql, [*EMBARGO_PARAMS, league.pk, bot.pk])
-        mine = [r for r in cursor.fetchall() if not r[12]]
-        cursor.execute(others_sql, [league.pk, bot.pk])
-        others = cursor.fetchall()
+        cursor.execute(sql, [*EMBARGO_PARAMS, league.pk, bot.pk])
+        found = [r for r in cursor.fetchall() if not r[12]]
+    mine = list({r[0]: r[:13] for r in found}.values())
+    others = [(r[0], r[13], r[14], r[15]) for r in found if r[14] is not None]
     rated = [(done, float(after)) for _, _, _, after, *_, done, _ in mine if after is not None]
     shown = rated[-HISTORY_POINTS:]
     points: list[tuple[datetime, float]] = [(t, r) for t, r in shown if t is not None]

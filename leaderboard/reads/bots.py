@@ -130,9 +130,13 @@ class BotProfile:
     #: the cached stats' key: what they are computed from (the selected league's results
     #: that are out)
     stats_key: str
-    versions: list[BotVersion]
     #: a hosted bot's versions in the selected league
     code_versions: list[VersionRecord]
+
+    @cached_property
+    def versions(self) -> list[BotVersion]:
+        """The versions it reported (read only when their fragment is stale)."""
+        return list(BotVersion.objects.filter(bot=self.bot).order_by("-last_seen")[:20])
 
     @cached_property
     def stats(self) -> LeagueStats | None:
@@ -184,7 +188,6 @@ def bot_profile(bot: Bot, league_slug: str | None = None) -> BotProfile:
         live = selected.live
         shown = f"{live.shown_games}:{live.shown_wins}:{live.shown_forfeits}:{live.shown_rating}"
         key = f"botstats:v2:{bot.pk}:{selected.league.pk}:{shown}"
-    versions = list(BotVersion.objects.filter(bot=bot).order_by("-last_seen")[:20])
     code_versions = [
         v
         for v in version_records(bot)
@@ -195,7 +198,6 @@ def bot_profile(bot: Bot, league_slug: str | None = None) -> BotProfile:
         ratings=ratings,
         selected=selected,
         stats_key=key,
-        versions=versions,
         code_versions=code_versions,
     )
 
