@@ -3,7 +3,7 @@ and renders; errors become error pages with a message (never a 500)."""
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import cast
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -108,6 +108,22 @@ def _standing_rows(obj: League, standings: league_reads.Standings, grouped: bool
     return mark_safe("\n".join(parts))  # noqa: S308 - our templates' own output
 
 
+def _round_table(rounds: list[league_reads.RoundSummary], shown: Round | None) -> SafeString:
+    """The rounds table's body, each row cached by what it shows."""
+    items = [{"r": r, "selected": shown is not None and r.round.pk == shown.pk} for r in rounds]
+    rows = fragments.cached_rows(
+        items,
+        lambda row: (
+            f"{row['r'].version}:{row['r'].finished}:{row['r'].round.number}"
+            f":{row['r'].round.created_at}:{row['r'].round.completed_at}:{row['selected']}"
+        ),
+        "leaderboard/_round_row.html",
+        {},
+        name="row",
+    )
+    return mark_safe("\n".join(html for _, html in rows))  # noqa: S308 - our rows
+
+
 def league(request: HttpRequest, slug: str) -> HttpResponse:
     sort = request.GET.get("sort") or None
     try:
@@ -139,9 +155,13 @@ def league(request: HttpRequest, slug: str) -> HttpResponse:
     def shown_round() -> Round | None:
         return chosen or (rounds[0].round if rounds else None)
 
-    def round_matches() -> Any:
+    def round_matches() -> SafeString:
+        """The shown round's table body, its rows joined here (not in a template loop)."""
         shown = shown_round()
-        return [] if shown is None else match_rows.round_rows(shown.pk)
+        rows = [] if shown is None else match_rows.round_rows(shown.pk)
+        if not rows:
+            return mark_safe('<tr><td colspan="8" class="muted">No matches.</td></tr>')
+        return mark_safe("\n".join(html for _, html in rows))  # noqa: S308 - our rows
 
     next_round, schedule_note = league_reads.next_round_at(obj)
     return render(
@@ -163,6 +183,8 @@ def league(request: HttpRequest, slug: str) -> HttpResponse:
             "rounds": rounds,
             "shown_round": SimpleLazyObject(shown_round),
             "round_matches": SimpleLazyObject(round_matches),
+            # rows cached one by one (a result changes its round's counts only)
+            "round_table": SimpleLazyObject(lambda: _round_table(rounds, shown_round())),
             "round_param": round_param,
             "rounds_version": versions.rounds,
             "sort_key": key,
