@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.db import connection
 from django.template.loader import render_to_string
@@ -91,14 +92,14 @@ class RowMatch:
         return str(MatchEndReason(self.end_reason).label) if self.end_reason else ""
 
 
-def _round_matches(round_id: int) -> list[tuple[RowMatch, bool]]:
+def _round_matches(round_id: int) -> dict[int, list[tuple[Any, ...]]]:
     """The round's matches with their seats and whether each is withheld, in one
-    statement; a withheld match's result is blanked as ``replays.withhold`` does (no
-    winner, no seat's outcome or fault)."""
+    statement: each match's rows (one per seat), by id."""
     t = {m.__name__: m._meta.db_table for m in (Match, Round, Participation, Bot)}
     sql = (
-        "SELECT m.id, m.status, m.winner_team, m.end_reason, m.finished_at, r.number,"
-        f" {WITHHELD_SQL}, p.team, p.won, b.name, p.fault_cause"
+        "SELECT m.id, m.status, m.finished_at, "
+        f" {WITHHELD_SQL}, m.winner_team, m.end_reason, r.number, p.team, p.won, b.name,"
+        " p.fault_cause"
         f" FROM {t['Match']} m JOIN {t['Round']} r ON r.id = m.round_id"
         f" LEFT JOIN {t['Participation']} p ON p.match_id = m.id"
         f" LEFT JOIN {t['Bot']} b ON b.id = p.bot_id"
@@ -107,30 +108,38 @@ def _round_matches(round_id: int) -> list[tuple[RowMatch, bool]]:
     with connection.cursor() as cursor:
         cursor.execute(sql, [*EMBARGO_PARAMS, round_id])
         found = cursor.fetchall()
-    heads: dict[int, tuple[RowMatch, bool]] = {}
-    for pk, status, winner, reason, done, number, hidden, team, won, name, fault in found:
-        if pk not in heads:
-            row = RowMatch(
-                pk, status, None if hidden else winner, "" if hidden else reason, done,
-                _Number(number), _Seats([]),
-            )  # fmt: skip
-            heads[pk] = (row, bool(hidden))
-        if team is not None:
-            heads[pk][0].participations.seats.append(
-                _Seat(team, None if hidden else won, _Named(name), "" if hidden else fault)
-            )
-    return list(heads.values())
+    out: dict[int, list[tuple[Any, ...]]] = {}
+    for row in found:
+        out.setdefault(row[0], []).append(row)
+    return out
+
+
+def _row_match(rows: list[tuple[Any, ...]]) -> RowMatch:
+    """A match of ``_round_matches``, withheld or not: a withheld match's result is
+    blanked as ``replays.withhold`` does (no winner, no seat's outcome or fault)."""
+    pk, status, done, hidden, winner, reason, number = rows[0][:7]
+    seats = [
+        _Seat(team, None if hidden else won, _Named(name), "" if hidden else fault)
+        for *_, team, won, name, fault in rows
+        if team is not None
+    ]
+    return RowMatch(
+        pk, status, None if hidden else winner, "" if hidden else reason, done,
+        _Number(number), _Seats(seats),
+    )  # fmt: skip
 
 
 def round_rows(round_id: int) -> list[tuple[int, SafeString]]:
     """The rows of a round's matches, by id: one statement, one ``get_many``, and only
     the rows not cached rendered."""
-    matches = {m.pk: (m, hidden) for m, hidden in _round_matches(round_id)}
+    matches = _round_matches(round_id)
     keyed = [
-        (pk, row_key(pk, m.status, hidden, False, m.finished_at))
-        for pk, (m, hidden) in matches.items()
+        (pk, row_key(pk, rows[0][1], bool(rows[0][3]), False, rows[0][2]))
+        for pk, rows in matches.items()
     ]
-    return rows_by_key(TEMPLATE, keyed, lambda ids: _render((matches[i][0] for i in ids), False))
+    return rows_by_key(
+        TEMPLATE, keyed, lambda ids: _render((_row_match(matches[i]) for i in ids), False)
+    )
 
 
 RECENT_TEMPLATE = "leaderboard/_recent_row.html"

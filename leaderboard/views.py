@@ -3,7 +3,8 @@ and renders; errors become error pages with a message (never a 500)."""
 
 from __future__ import annotations
 
-from typing import cast
+from dataclasses import dataclass
+from typing import Any, cast
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -108,20 +109,26 @@ def _standing_rows(obj: League, standings: league_reads.Standings, grouped: bool
     return mark_safe("\n".join(parts))  # noqa: S308 - our templates' own output
 
 
-def _round_table(rounds: list[league_reads.RoundSummary], shown: Round | None) -> SafeString:
+def _round_table(rounds: Any, shown: Round | None) -> SafeString:
     """The rounds table's body, each row cached by what it shows."""
-    items = [{"r": r, "selected": shown is not None and r.round.pk == shown.pk} for r in rounds]
+    items = [_RoundRow(r, shown is not None and r.round.pk == shown.pk) for r in rounds]
     rows = fragments.cached_rows(
         items,
         lambda row: (
-            f"{row['r'].version}:{row['r'].finished}:{row['r'].round.number}"
-            f":{row['r'].round.created_at}:{row['r'].round.completed_at}:{row['selected']}"
+            f"{row.r.version}:{row.r.finished}:{row.r.round.number}"
+            f":{row.r.round.created_at}:{row.r.round.completed_at}:{row.selected}"
         ),
         "leaderboard/_round_row.html",
         {},
         name="row",
     )
     return mark_safe("\n".join(html for _, html in rows))  # noqa: S308 - our rows
+
+
+@dataclass(frozen=True)
+class _RoundRow:
+    r: league_reads.RoundSummary
+    selected: bool
 
 
 def league(request: HttpRequest, slug: str) -> HttpResponse:
