@@ -16,13 +16,12 @@ from arena.analytics.models import BotAnalytics
 from arena.models import Bot, BotKind, BotVersion, Entry, League, Match, MatchStatus, Participation
 from arena.ratings.models import BatchRating, LiveRating, VersionFit, VersionRating
 from arena.relay import RelayError, runner_relay
-from leaderboard.reads.bot_stats import LeagueStats, OpponentRecord, league_stats
+from leaderboard.reads.bot_stats import LeagueStats, league_stats
 from leaderboard.replays import withhold_seats
 
 logger = logging.getLogger(__name__)
 
 RECENT_MATCHES = 20
-__all__ = ["LeagueStats", "OpponentRecord"]  # were defined here
 
 
 def connected_now(bot_ids: list[int]) -> dict[int, bool | None]:
