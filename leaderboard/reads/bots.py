@@ -7,10 +7,11 @@ import logging
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 from django.core.cache import cache
-from django.db.models import Count, Prefetch, Q, Sum
+from django.db import DEFAULT_DB_ALIAS, connection
+from django.db.models import Count, Model, Prefetch, Q, Sum
 
 from arena.analytics.models import BotAnalytics
 from arena.models import Bot, BotKind, BotVersion, Entry, League, Match, MatchStatus, Participation
@@ -22,6 +23,7 @@ from leaderboard.replays import withhold_seats
 logger = logging.getLogger(__name__)
 
 RECENT_MATCHES = 20
+T = TypeVar("T", bound=Model)
 
 
 def connected_now(bot_ids: list[int]) -> dict[int, bool | None]:
@@ -167,15 +169,50 @@ def recent_participations(
     return rows
 
 
+def _league_ratings(bot: Bot) -> list[LeagueRating]:
+    """The bot's rating rows with their leagues and fits, in one plain statement (the
+    ORM's two queries cost more to compile than to answer)."""
+    models = (LiveRating, League, BatchRating)
+    fields = [[f.attname for f in m._meta.concrete_fields] for m in models]
+    columns = ", ".join(
+        f"{alias}.{f.column}"
+        for alias, m in zip(("lr", "lg", "br"), models, strict=True)
+        for f in m._meta.concrete_fields
+    )
+    sql = (
+        f"SELECT {columns} FROM {LiveRating._meta.db_table} lr"
+        f" JOIN {League._meta.db_table} lg ON lg.id = lr.league_id"
+        f" LEFT JOIN {BatchRating._meta.db_table} br"
+        "   ON br.league_id = lr.league_id AND br.bot_id = lr.bot_id"
+        " WHERE lr.bot_id = %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [bot.pk])
+        found = cursor.fetchall()
+    a, b = len(fields[0]), len(fields[0]) + len(fields[1])
+    # the fields that convert what the database sends (a JSON column comes as text)
+    convert = [
+        [(i, f) for i, f in enumerate(m._meta.concrete_fields) if hasattr(f, "from_db_value")]
+        for m in models
+    ]
+
+    def make(model: type[T], k: int, values: tuple[Any, ...]) -> T:
+        values_list = list(values)
+        for i, f in convert[k]:
+            values_list[i] = f.from_db_value(values_list[i], None, connection)
+        return model.from_db(DEFAULT_DB_ALIAS, fields[k], values_list)  # type: ignore[return-value]
+
+    out = []
+    for row in found:
+        fit = None if row[b] is None else make(BatchRating, 2, row[b:])
+        out.append(LeagueRating(make(League, 1, row[a:b]), make(LiveRating, 0, row[:a]), fit))
+    return out
+
+
 def bot_profile(bot: Bot, league_slug: str | None = None) -> BotProfile:
     """Everything on a bot page. ``league_slug`` picks the league the chart and tables are
     about (default: where the bot played most)."""
-    lives = list(LiveRating.objects.filter(bot=bot).select_related("league"))
-    batches = {b.league_id: b for b in BatchRating.objects.filter(bot=bot)}
-    ratings = sorted(
-        (LeagueRating(r.league, r, batches.get(r.league_id)) for r in lives),
-        key=lambda lr: (-lr.live.shown_games, lr.league.name),
-    )
+    ratings = sorted(_league_ratings(bot), key=lambda lr: (-lr.live.shown_games, lr.league.name))
     selected = None
     if league_slug:
         selected = next((lr for lr in ratings if lr.league.slug == league_slug), None)
