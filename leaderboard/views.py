@@ -249,9 +249,9 @@ def bot(request: HttpRequest, name: str) -> HttpResponse:
             "is_owner": request.user.is_authenticated and obj.owner_id == request.user.pk,
             # read only when the page's cached fragment is stale
             "analytics": SimpleLazyObject(
-                lambda: analytics_reads.bot_analytics(
-                    obj, profile.selected.league if profile.selected else None
-                )
+                lambda: analytics_reads.shown_bot_analytics(obj, profile.selected.league)
+                if profile.selected
+                else None
             ),
         },
     )

@@ -246,7 +246,8 @@ class BotVersions:
     page: str
     #: the ratings table and a hosted bot's versions: a rated game, a fit, a version switch
     ratings: str
-    #: the analytics counters of any of its leagues
+    #: the analytics counters of any of its leagues, and a match of it starting or ending
+    #: (a mirrored partner ending void releases a game without a new count)
     analytics: str
     #: the versions it reported (a Hello)
     hello: str
@@ -286,7 +287,7 @@ def bot_with_version(name: str) -> tuple[Bot, BotVersions] | None:
     return bot, BotVersions(
         join("rated", "fit", "latest", "running", "hello", "code", "analytics"),
         join("rated", "fit", "code"),
-        join("analytics"),
+        join("analytics", "running"),
         join("hello"),
     )
 

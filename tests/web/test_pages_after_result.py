@@ -156,6 +156,8 @@ def test_a_withheld_mirrored_result_shows_nowhere_until_its_partner_is_over(
         assert 'class="won"' not in recent and 'class="lost"' not in recent
         assert "No finished game yet." in _table(bot_page, "opponents")
         assert "(0 games shown)" in bot_page
+        # its analytics counters have the game already: the page shows them as before it
+        assert 'id="analytics-held"' in bot_page and 'id="analytics"' not in bot_page
 
     # the partner is played: both results are out, on both pages
     assert play_match(second) is PlayOutcome.FINISHED
@@ -170,3 +172,7 @@ def test_a_withheld_mirrored_result_shows_nowhere_until_its_partner_is_over(
         for match_id in (first, second):
             assert re.search(r'<span class="(won|lost)">', _match_row(bot_page, match_id))
         assert "(2 games shown)" in bot_page
+        assert 'id="analytics-held"' not in bot_page
+        overall = re.search(r'<tr class="overall"><th>all opponents</th><td class="num">(\d+)</td>',
+                            _table(bot_page, "analytics"))  # fmt: skip
+        assert overall and overall.group(1) == "2"
