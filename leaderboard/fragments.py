@@ -1,15 +1,19 @@
 """Table rows cached one by one, by what they show, read in one cache round trip.
 
 After a result a table is rebuilt, but most of its rows show what they showed before:
-each row's HTML is cached under a key made of everything it shows (``key``), all of a
-table's rows are read with one ``get_many`` (one Redis round trip, not one per row), and
-only the missing ones are rendered (and written back with one ``set_many``).
+each row's HTML is cached under a key made of everything it shows, all of a table's rows
+are read with one ``get_many`` (one Redis round trip, not one per row), and only the
+missing ones are rendered (and written back with one ``set_many``).
+
+``rows_by_key`` needs only each row's key to start with: what a row needs to be rendered
+(model instances with their related rows, say) is loaded for the missing rows alone, so a
+table most of whose rows are cached costs the lean read of its keys and one ``get_many``.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from django.core.cache import cache
@@ -17,8 +21,36 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 
 T = TypeVar("T")
+K = TypeVar("K", bound=Hashable)
 #: a row's HTML lives this long unless evicted (its key changes when what it shows does)
 ROW_TIMEOUT_S = 86400
+
+
+def rows_by_key(
+    template: str,
+    keyed: Sequence[tuple[K, str]],
+    render: Callable[[list[K]], Mapping[K, str]],
+) -> list[tuple[K, SafeString]]:
+    """Each ``(ident, key)`` with its row: cached under ``key`` (which must cover all the
+    row shows), else rendered by ``render(missing idents) -> {ident: html}``."""
+    keys = [f"row:v1:{template}:{hashlib.sha1(key.encode()).hexdigest()}" for _, key in keyed]
+    found = cache.get_many(keys)
+    missing = [
+        ident
+        for (ident, _), k in zip(keyed, keys, strict=True)
+        if not isinstance(found.get(k), str)
+    ]
+    made = render(missing) if missing else {}
+    out: list[tuple[K, SafeString]] = []
+    fresh: dict[str, str] = {}
+    for (ident, _), k in zip(keyed, keys, strict=True):
+        html = found.get(k)
+        if not isinstance(html, str):
+            html = fresh[k] = made[ident]
+        out.append((ident, mark_safe(html)))  # noqa: S308 - our template's own output
+    if fresh:
+        cache.set_many(fresh, timeout=ROW_TIMEOUT_S)
+    return out
 
 
 def cached_rows(
@@ -32,16 +64,9 @@ def cached_rows(
     as ``name`` unless cached under ``key(item)`` (which must cover the context's part in
     the row too)."""
     rows = list(items)
-    keys = [f"row:v1:{template}:{hashlib.sha1(key(item).encode()).hexdigest()}" for item in rows]
-    found = cache.get_many(keys)
-    missing: dict[str, str] = {}
-    out = []
-    for item, k in zip(rows, keys, strict=True):
-        html = found.get(k)
-        if not isinstance(html, str):
-            html = render_to_string(template, {**context, name: item})
-            missing[k] = html
-        out.append((item, mark_safe(html)))  # noqa: S308 - our template's own output
-    if missing:
-        cache.set_many(missing, timeout=ROW_TIMEOUT_S)
-    return out
+
+    def render(missing: list[int]) -> dict[int, str]:
+        return {i: render_to_string(template, {**context, name: rows[i]}) for i in missing}
+
+    found = rows_by_key(template, [(i, key(item)) for i, item in enumerate(rows)], render)
+    return [(rows[i], html) for i, html in found]

@@ -133,6 +133,17 @@ def check_replay_released(match: Match) -> None:
 # ------------------------------------------------------------------ results of a pair
 
 
+#: SQL: whether the finished match aliased ``m`` is withheld (its mirrored partner is not
+#: over), with ``EMBARGO_PARAMS``: a column for statements that read matches anyway
+WITHHELD_SQL = (
+    f"m.status = %s AND EXISTS (SELECT 1 FROM {Match._meta.db_table} x"
+    " WHERE x.round_id = m.round_id AND x.pairing_key = m.pairing_key"
+    " AND x.pair_index = m.pair_index AND x.deck_seed = m.deck_seed AND x.id <> m.id"
+    " AND x.status IN (%s, %s))"
+)
+EMBARGO_PARAMS = [str(MatchStatus.FINISHED), str(MatchStatus.QUEUED), str(MatchStatus.RUNNING)]
+
+
 def withheld_ids(ids: Iterable[int]) -> set[int]:
     """Of these matches, the finished ones whose mirrored partner (same round, pairing,
     pair and seed) is not over. Every match list asks, so it is one plain statement on the

@@ -6,8 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.core.cache import cache
+from django.db import connection
+
 from arena.analytics.models import LATENCY_BUCKETS_MS, LATENCY_LABELS, BotAnalytics
-from arena.models import Bot, League
+from arena.models import Bot, League, Match, MatchStatus, Participation
+from leaderboard.replays import EMBARGO_PARAMS, WITHHELD_SQL
 
 
 @dataclass
@@ -83,6 +87,8 @@ class Analytics:
 class BotAnalyticsView:
     overall: Analytics
     opponents: list[Analytics]
+    #: as of before a mirrored pair's game that is not out yet (``shown_bot_analytics``)
+    held: bool = False
 
 
 def bot_analytics(bot: Bot, league: League | None = None) -> BotAnalyticsView:
@@ -100,3 +106,35 @@ def bot_analytics(bot: Bot, league: League | None = None) -> BotAnalyticsView:
             by_opponent.setdefault(name, Analytics(name)).add(row)
     opponents = sorted(by_opponent.values(), key=lambda a: (-a.games, a.opponent or ""))
     return BotAnalyticsView(overall, opponents)
+
+
+def _has_withheld(bot: Bot, league: League) -> bool:
+    """Whether one of the bot's finished games in ``league`` is withheld (its mirrored
+    partner is queued or running): only rounds with a match in play can hold one."""
+    match, part = Match._meta.db_table, Participation._meta.db_table
+    sql = (
+        f"SELECT EXISTS (SELECT 1 FROM {match} m JOIN {part} p ON p.match_id = m.id"
+        "  AND p.bot_id = %s"
+        f" WHERE m.round_id IN (SELECT DISTINCT round_id FROM {match}"
+        "   WHERE league_id = %s AND status IN (%s, %s))"
+        f" AND {WITHHELD_SQL})"
+    )
+    params: list[Any] = [bot.pk, league.pk, str(MatchStatus.QUEUED), str(MatchStatus.RUNNING)]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, *EMBARGO_PARAMS])
+        return bool(cursor.fetchone()[0])
+
+
+def shown_bot_analytics(bot: Bot, league: League) -> BotAnalyticsView:
+    """The bot page's analytics in a league, without a withheld game: the counters are
+    added as each result arrives, so while one of the bot's mirrored games is withheld
+    the page shows them as they were last with none (``held``; empty if never)."""
+    key = f"analytics-shown:v1:{bot.pk}:{league.pk}"
+    if _has_withheld(bot, league):
+        found = cache.get(key)
+        if isinstance(found, BotAnalyticsView):
+            return BotAnalyticsView(found.overall, found.opponents, held=True)
+        return BotAnalyticsView(Analytics(None), [], held=True)
+    view = bot_analytics(bot, league)
+    cache.set(key, view, timeout=7 * 86400)
+    return view

@@ -6,23 +6,24 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
+from functools import cached_property
+from typing import Any, TypeVar
 
 from django.core.cache import cache
-from django.db.models import Avg, Count, Max, Prefetch, Q, Sum
+from django.db import DEFAULT_DB_ALIAS, connection
+from django.db.models import Count, Model, Prefetch, Q, Sum
 
+from arena.analytics.models import BotAnalytics
 from arena.models import Bot, BotKind, BotVersion, Entry, League, Match, MatchStatus, Participation
 from arena.ratings.models import BatchRating, LiveRating, VersionFit, VersionRating
 from arena.relay import RelayError, runner_relay
-from leaderboard.charts import elo_band, rating_by_game_svg
+from leaderboard.reads.bot_stats import LeagueStats, league_stats
 from leaderboard.replays import withhold_seats
 
 logger = logging.getLogger(__name__)
 
 RECENT_MATCHES = 20
-#: the chart draws at most this many points (the latest games)
-HISTORY_POINTS = 1000
+T = TypeVar("T", bound=Model)
 
 
 def connected_now(bot_ids: list[int]) -> dict[int, bool | None]:
@@ -52,30 +53,6 @@ class LeagueRating:
     league: League
     live: LiveRating
     batch: BatchRating | None
-
-
-@dataclass
-class OpponentRecord:
-    bot: str
-    games: int = 0
-    wins: int = 0
-
-    @property
-    def losses(self) -> int:
-        return self.games - self.wins
-
-
-@dataclass
-class LeagueStats:
-    """The per-league part of a bot page (cached until the bot's next rated game)."""
-
-    chart_svg: str
-    points: int
-    opponents: list[OpponentRecord]
-    faults: dict[str, int]
-    latency: dict[str, float | None]
-    decisions: int
-    auto_decisions: int
 
 
 @dataclass
@@ -151,86 +128,39 @@ class BotProfile:
     bot: Bot
     ratings: list[LeagueRating]
     selected: LeagueRating | None
-    stats: LeagueStats | None
-    #: the cached stats fragment's key
+    #: the cached stats' key: what they are computed from (the selected league's results
+    #: that are out)
     stats_key: str
-    versions: list[BotVersion]
     #: a hosted bot's versions in the selected league
     code_versions: list[VersionRecord]
 
+    @cached_property
+    def versions(self) -> list[BotVersion]:
+        """The versions it reported (read only when their fragment is stale)."""
+        return list(BotVersion.objects.filter(bot=self.bot).order_by("-last_seen")[:20])
 
-def _league_stats(bot: Bot, league: League) -> LeagueStats:
-    mine = Participation.objects.filter(league=league, bot=bot)
-    rated = mine.filter(rating_after__isnull=False)
-    history = list(
-        rated.order_by("-match_id").values_list("match__finished_at", "rating_after")[
-            :HISTORY_POINTS
-        ]
-    )
-    history.reverse()
-    points: list[tuple[datetime, float]] = [
-        (t, float(r)) for t, r in history if t is not None and r is not None
-    ]
-    # by game number (the latest HISTORY_POINTS games), each with its approximate 95% band
-    first = rated.count() - len(points) + 1
-    ratings = [v for _, v in points]
-    band = [elo_band(v, first + i) for i, v in enumerate(ratings)]
-    middle = sorted(ratings)[len(ratings) // 2] if ratings else 0.0
-    chart = rating_by_game_svg(
-        ratings, first_game=first, band=band, clip=(middle - 400, middle + 400),
-        title=f"{bot.name}: Elo in {league.name} by game, with its 95% band",
-    )  # fmt: skip
-    # opponents: the other team's seats of every finished match of the bot in the league
-    played = {
-        m: (team, won)
-        for m, team, won in mine.filter(won__isnull=False).values_list("match_id", "team", "won")
-    }
-    by_opponent: dict[int, OpponentRecord] = {}
-    others = (
-        Participation.objects.filter(league=league, match_id__in=mine.filter(won__isnull=False)
-                                     .values("match_id"))
-        .exclude(bot=bot)
-        .values_list("match_id", "team", "bot_id", "bot__name")
-    )  # fmt: skip
-    for match_id, team, other_id, other_name in others:
-        my_team, won = played.get(match_id, (team, None))
-        if team == my_team or won is None:
-            continue
-        rec = by_opponent.setdefault(other_id, OpponentRecord(other_name))
-        rec.games += 1
-        rec.wins += int(won)
-    faults = dict(
-        mine.exclude(fault_cause="")
-        .values("fault_cause")
-        .annotate(n=Count("id"))
-        .values_list("fault_cause", "n")
-    )
-    agg = mine.filter(won__isnull=False).aggregate(
-        mean=Avg("latency_mean_ms"),
-        p50=Avg("latency_p50_ms"),
-        p90=Avg("latency_p90_ms"),
-        max=Max("latency_max_ms"),
-        decisions=Sum("decisions"),
-        auto=Sum("auto_decisions"),
-    )
-    return LeagueStats(
-        chart_svg=chart,
-        points=len(points),
-        opponents=sorted(by_opponent.values(), key=lambda r: (-r.games, r.bot)),
-        faults=dict(sorted(faults.items(), key=lambda kv: -kv[1])),
-        latency={k: agg[k] for k in ("mean", "p50", "p90", "max")},
-        decisions=agg["decisions"] or 0,
-        auto_decisions=agg["auto"] or 0,
-    )
+    @cached_property
+    def stats(self) -> LeagueStats | None:
+        """The selected league's statistics (read only when their fragment is stale)."""
+        if self.selected is None:
+            return None
+        found = cache.get(self.stats_key)
+        if not isinstance(found, LeagueStats):
+            found = league_stats(self.bot, self.selected.league)
+            cache.set(self.stats_key, found, timeout=3600)
+        return found
 
 
-def recent_participations(bot: Bot, limit: int = RECENT_MATCHES) -> list[Participation]:
-    """The bot's latest matches with every seat of each (3 queries in all)."""
+def recent_participations(
+    bot: Bot | int, limit: int = RECENT_MATCHES, ids: list[int] | None = None
+) -> list[Participation]:
+    """The bot's latest matches with every seat of each (3 queries in all; ``ids``: only
+    these of its participations)."""
     seats = Participation.objects.select_related("bot").only(
         "match_id", "seat", "team", "won", "bot__name", "fault_cause"
     )
     rows = list(
-        Participation.objects.filter(bot=bot)
+        Participation.objects.filter(bot=bot, **({} if ids is None else {"pk__in": ids}))
         .select_related("match__league", "match__round")
         .prefetch_related(Prefetch("match__participations", queryset=seats.order_by("seat")))
         .order_by("-match_id")[:limit]
@@ -239,30 +169,61 @@ def recent_participations(bot: Bot, limit: int = RECENT_MATCHES) -> list[Partici
     return rows
 
 
+def _league_ratings(bot: Bot) -> list[LeagueRating]:
+    """The bot's rating rows with their leagues and fits, in one plain statement (the
+    ORM's two queries cost more to compile than to answer)."""
+    models = (LiveRating, League, BatchRating)
+    fields = [[f.attname for f in m._meta.concrete_fields] for m in models]
+    columns = ", ".join(
+        f"{alias}.{f.column}"
+        for alias, m in zip(("lr", "lg", "br"), models, strict=True)
+        for f in m._meta.concrete_fields
+    )
+    sql = (
+        f"SELECT {columns} FROM {LiveRating._meta.db_table} lr"
+        f" JOIN {League._meta.db_table} lg ON lg.id = lr.league_id"
+        f" LEFT JOIN {BatchRating._meta.db_table} br"
+        "   ON br.league_id = lr.league_id AND br.bot_id = lr.bot_id"
+        " WHERE lr.bot_id = %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [bot.pk])
+        found = cursor.fetchall()
+    a, b = len(fields[0]), len(fields[0]) + len(fields[1])
+    # the fields that convert what the database sends (a JSON column comes as text)
+    convert = [
+        [(i, f) for i, f in enumerate(m._meta.concrete_fields) if hasattr(f, "from_db_value")]
+        for m in models
+    ]
+
+    def make(model: type[T], k: int, values: tuple[Any, ...]) -> T:
+        values_list = list(values)
+        for i, f in convert[k]:
+            values_list[i] = f.from_db_value(values_list[i], None, connection)
+        return model.from_db(DEFAULT_DB_ALIAS, fields[k], values_list)  # type: ignore[return-value]
+
+    out = []
+    for row in found:
+        fit = None if row[b] is None else make(BatchRating, 2, row[b:])
+        out.append(LeagueRating(make(League, 1, row[a:b]), make(LiveRating, 0, row[:a]), fit))
+    return out
+
+
 def bot_profile(bot: Bot, league_slug: str | None = None) -> BotProfile:
     """Everything on a bot page. ``league_slug`` picks the league the chart and tables are
     about (default: where the bot played most)."""
-    lives = list(LiveRating.objects.filter(bot=bot).select_related("league"))
-    batches = {b.league_id: b for b in BatchRating.objects.filter(bot=bot)}
-    ratings = sorted(
-        (LeagueRating(r.league, r, batches.get(r.league_id)) for r in lives),
-        key=lambda lr: (-lr.live.games, lr.league.name),
-    )
+    ratings = sorted(_league_ratings(bot), key=lambda lr: (-lr.live.shown_games, lr.league.name))
     selected = None
     if league_slug:
         selected = next((lr for lr in ratings if lr.league.slug == league_slug), None)
     elif ratings:
         selected = ratings[0]
-    stats = None
     key = ""
     if selected is not None:
-        version = f"{selected.live.games}:{selected.live.updated_at.timestamp()}"
-        key = f"botstats:v1:{bot.pk}:{selected.league.pk}:{version}"
-        stats = cache.get(key)
-        if stats is None:
-            stats = _league_stats(bot, selected.league)
-            cache.set(key, stats, timeout=3600)
-    versions = list(BotVersion.objects.filter(bot=bot).order_by("-last_seen")[:20])
+        # the results that are out change these (a withheld game changes none of them)
+        live = selected.live
+        shown = f"{live.shown_games}:{live.shown_wins}:{live.shown_forfeits}:{live.shown_rating}"
+        key = f"botstats:v2:{bot.pk}:{selected.league.pk}:{shown}"
     code_versions = [
         v
         for v in version_records(bot)
@@ -272,21 +233,36 @@ def bot_profile(bot: Bot, league_slug: str | None = None) -> BotProfile:
         bot=bot,
         ratings=ratings,
         selected=selected,
-        stats=stats,
         stats_key=key,
-        versions=versions,
         code_versions=code_versions,
     )
 
 
-def bot_with_version(name: str) -> tuple[Bot, str] | None:
-    """The bot (with ``owner_name``) and a version that changes whenever its page would:
+@dataclass(frozen=True)
+class BotVersions:
+    """Versions of a bot page's parts: each changes whenever its part would."""
+
+    #: any of the below, and a match starting (the page's cached body)
+    page: str
+    #: the ratings table and a hosted bot's versions: a rated game, a fit, a version switch
+    ratings: str
+    #: the analytics counters of any of its leagues, and a match of it starting or ending
+    #: (a mirrored partner ending void releases a game without a new count)
+    analytics: str
+    #: the versions it reported (a Hello)
+    hello: str
+
+
+def bot_with_version(name: str) -> tuple[Bot, BotVersions] | None:
+    """The bot (with ``owner_name``) and versions that change whenever its page would:
     a rated game moves its rating rows' ``updated_at``, a fit its batch rows, a scheduled
     match the latest participation, a match starting the count of running ones, a Hello its
-    versions, a hosted bot's switch of version its version rows. One plain SQL statement
-    (see ``leagues.league_with_version``); the version keys the page's cached body."""
+    versions, a hosted bot's switch of version its version rows, a recorded game its
+    analytics rows. One plain SQL statement (see ``leagues.league_with_version``); the
+    versions key the page's cached parts."""
     t = {m.__name__: m._meta.db_table for m in (LiveRating, BatchRating, Participation,
-                                                 Match, BotVersion, VersionRating)}  # fmt: skip
+                                                 Match, BotVersion, VersionRating,
+                                                 BotAnalytics)}  # fmt: skip
     user_table = Bot._meta.get_field("owner").related_model._meta.db_table  # type: ignore[union-attr]
     sql = (
         f"SELECT b.*, (SELECT username FROM {user_table} WHERE id = b.owner_id) AS owner_name,"
@@ -296,15 +272,24 @@ def bot_with_version(name: str) -> tuple[Bot, str] | None:
         f" (SELECT COUNT(*) FROM {t['Participation']} p JOIN {t['Match']} m"
         f"   ON m.id = p.match_id WHERE p.bot_id = b.id AND m.status = %s) AS v_running,"
         f" (SELECT MAX(last_seen) FROM {t['BotVersion']} WHERE bot_id = b.id) AS v_hello,"
-        f" (SELECT MAX(updated_at) FROM {t['VersionRating']} WHERE bot_id = b.id) AS v_code"
+        f" (SELECT MAX(updated_at) FROM {t['VersionRating']} WHERE bot_id = b.id) AS v_code,"
+        f" (SELECT MAX(updated_at) FROM {t['BotAnalytics']} WHERE bot_id = b.id) AS v_analytics"
         f" FROM {Bot._meta.db_table} b WHERE b.name = %s"
     )
     found = list(Bot.objects.raw(sql, [MatchStatus.RUNNING, name]))
     if not found:
         return None
     bot = found[0]
-    keys = ("rated", "fit", "latest", "running", "hello", "code")
-    return bot, ":".join(str(getattr(bot, f"v_{k}")) for k in keys)
+
+    def join(*keys: str) -> str:
+        return ":".join(str(getattr(bot, f"v_{k}")) for k in keys)
+
+    return bot, BotVersions(
+        join("rated", "fit", "latest", "running", "hello", "code", "analytics"),
+        join("rated", "fit", "code"),
+        join("analytics", "running"),
+        join("hello"),
+    )
 
 
 def opponents_of(p: Participation) -> list[Participation]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.core.cache import cache
+from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import Count, Q
 from django.utils import timezone
 
@@ -205,28 +206,53 @@ def standings_version(league: League) -> str:
     return found[1].standings
 
 
+#: the fit's fields in the order ``_standings_sql`` reads them
+_FIT_FIELDS = [f.attname for f in BatchRating._meta.concrete_fields]
+
+
+def _standings_sql() -> str:
+    """Every standings row of a league as shown, with its bot, owner, whether it is
+    entered and its batch fit, in one plain statement (the ORM's compilation of the three
+    queries this was cost more than their answers)."""
+    from django.contrib.auth import get_user_model
+
+    from arena.models import Bot
+
+    fit = [f.column for f in BatchRating._meta.concrete_fields]
+    tables = {m.__name__: m._meta.db_table for m in (LiveRating, BatchRating, Entry, Bot)}
+    sql = (
+        "SELECT lr.bot_id, b.name, u.username, b.kind, lr.shown_rating, lr.shown_games,"
+        " lr.shown_wins, lr.shown_losses, lr.shown_forfeits,"
+        f" EXISTS (SELECT 1 FROM {tables['Entry']} e WHERE e.league_id = lr.league_id"
+        "   AND e.bot_id = lr.bot_id AND e.active),"
+        + ", ".join(f"br.{c}" for c in fit)
+        + f" FROM {tables['LiveRating']} lr JOIN {tables['Bot']} b ON b.id = lr.bot_id"
+        f" LEFT JOIN {get_user_model()._meta.db_table} u ON u.id = b.owner_id"
+        f" LEFT JOIN {tables['BatchRating']} br"
+        "   ON br.league_id = lr.league_id AND br.bot_id = lr.bot_id"
+        " WHERE lr.league_id = %s ORDER BY lr.shown_rating DESC, b.name"
+    )
+    return sql
+
+
 def league_standings(
     league: League, sort: str | None = None, version: str | None = None
 ) -> Standings:
-    """Live ratings with bots and owners, the batch fit and the entered set: 3 queries
-    (plus 1 for the version unless the caller has it)."""
+    """The standings rows as shown (results out: not a mirrored pair's game while the
+    other is played), kept by each result's transaction, never summed from history: one
+    statement (plus 1 for the version unless the caller has it). A batch fit is shown
+    for a bot with a standings row (every bot in a fit has one: it played)."""
     key, descending = parse_sort(sort)
     text = version or standings_version(league)
-    batch = {b.bot_id: b for b in BatchRating.objects.filter(league=league)}
+    sql = _standings_sql()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [league.pk])
+        found = cursor.fetchall()
+    batch: dict[int, BatchRating] = {}
+    for row in found:
+        if row[10] is not None:  # the fit's id
+            batch[row[0]] = BatchRating.from_db(DEFAULT_DB_ALIAS, _FIT_FIELDS, row[10:])
     batch_at = max((b.computed_at for b in batch.values()), default=None)
-    entered = set(
-        Entry.objects.filter(league=league, active=True).values_list("bot_id", flat=True)
-    )
-    # the standings rows as shown (results out: not a mirrored pair's game while the
-    # other is played), kept by each result's transaction: never summed from history
-    ratings = (
-        LiveRating.objects.filter(league=league)
-        .order_by("-shown_rating", "bot__name")
-        .values_list(
-            "bot_id", "bot__name", "bot__owner__username", "bot__kind", "shown_rating",
-            "shown_games", "shown_wins", "shown_losses", "shown_forfeits",
-        )
-    )  # fmt: skip
     intervals = tied_intervals(batch)
     rows = [
         StandingRow(
@@ -242,11 +268,11 @@ def league_standings(
             forfeits=forfeits,
             batch=batch.get(bot_id),
             provisional=games < PROVISIONAL_GAMES,
-            entered=bot_id in entered,
+            entered=entered,
             rank_low=intervals[bot_id][0] if bot_id in intervals else None,
             rank_high=intervals[bot_id][1] if bot_id in intervals else None,
         )
-        for bot_id, name, owner, kind, rating, games, wins, losses, forfeits in ratings
+        for bot_id, name, owner, kind, rating, games, wins, losses, forfeits, entered, *_ in found
     ]
     rows = rank_rows(rows)
     if key != "rank" or descending:
@@ -326,19 +352,25 @@ class RoundSummary:
 
 
 def recent_rounds(league: League, limit: int = RECENT_ROUNDS) -> list[RoundSummary]:
-    """The latest rounds with their match counts, in one statement: the counts are
-    subqueries per round, evaluated for the rounds shown only (walking the unique index
-    (league, number) backwards), where a grouped join would count every round first."""
+    """The latest rounds with their match counts, in one statement: the rounds shown are
+    taken first (walking the unique index (league, number) backwards) and each one's
+    matches counted once (a lateral join on ``round_id``), where a grouped join would
+    count every round of the league."""
     match = Match._meta.db_table
-    count = f"SELECT COUNT(*) FROM {match} m WHERE m.round_id = r.id"
     sql = (
-        f"SELECT r.*, ({count}) AS c_n, ({count} AND m.status = %s) AS c_finished,"
-        f" ({count} AND m.status = %s) AS c_live, ({count} AND m.status IN (%s, %s)) AS c_over"
-        f" FROM {Round._meta.db_table} r WHERE r.league_id = %s ORDER BY r.number DESC LIMIT %s"
+        "SELECT r.*, c.c_n, c.c_finished, c.c_live, c.c_over FROM"
+        f" (SELECT * FROM {Round._meta.db_table} WHERE league_id = %s"
+        "   ORDER BY number DESC LIMIT %s) r"
+        " CROSS JOIN LATERAL (SELECT COUNT(*) AS c_n,"
+        "   COUNT(*) FILTER (WHERE m.status = %s) AS c_finished,"
+        "   COUNT(*) FILTER (WHERE m.status = %s) AS c_live,"
+        "   COUNT(*) FILTER (WHERE m.status IN (%s, %s)) AS c_over"
+        f"   FROM {match} m WHERE m.round_id = r.id) c"
+        " ORDER BY r.number DESC"
     )
     params = [
-        MatchStatus.FINISHED, MatchStatus.RUNNING, MatchStatus.FINISHED, MatchStatus.VOID,
-        league.pk, limit,
+        league.pk, limit, MatchStatus.FINISHED, MatchStatus.RUNNING, MatchStatus.FINISHED,
+        MatchStatus.VOID,
     ]  # fmt: skip
     return [
         RoundSummary(r, *(getattr(r, f"c_{k}") for k in ("n", "finished", "live", "over")))

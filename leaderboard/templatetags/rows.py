@@ -1,6 +1,5 @@
 """``matches|match_rows:show_league``: a match table's rows, cached one by one
-(``leaderboard.fragments``): a finished match's row never changes, so after a result only
-the rows whose match started or ended (or was released from a pair's embargo) render."""
+(``leaderboard.match_rows``)."""
 
 from __future__ import annotations
 
@@ -10,23 +9,11 @@ from django import template
 from django.utils.safestring import SafeString
 
 from arena.models import Match
-from leaderboard.fragments import cached_rows
+from leaderboard import match_rows as rows
 
 register = template.Library()
 
 
-def _key(m: Match, show_league: bool) -> str:
-    withheld = getattr(m, "withheld", "")
-    return f"{m.pk}:{m.status}:{withheld}:{show_league}:{m.finished_at}"
-
-
 @register.filter
 def match_rows(matches: Iterable[Match], show_league: bool) -> list[tuple[Match, SafeString]]:
-    show = bool(show_league)
-    return cached_rows(
-        matches,
-        lambda m: _key(m, show),
-        "leaderboard/_match_row.html",
-        {"show_league": show},
-        name="m",
-    )
+    return rows.match_rows(matches, bool(show_league))

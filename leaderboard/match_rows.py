@@ -1,0 +1,169 @@
+"""Match-table rows, cached one by one (``leaderboard.fragments``) under what they show:
+the match's id, status, finished time and whether its result is withheld (a finished
+match's row never changes after that), so after a result only the rows whose match
+started or ended (or was released from a pair's embargo) render.
+
+``round_rows`` is the standings page's table of the shown round: one lean statement reads
+every match's key (with the embargo as an ``EXISTS``), and only the matches whose row is
+not cached are loaded with their seats and rendered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db import connection
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString
+
+from arena.models import Bot, Match, MatchEndReason, Participation, Round
+from leaderboard.fragments import rows_by_key
+from leaderboard.reads.bots import opponents_of, recent_participations
+from leaderboard.replays import EMBARGO_PARAMS, WITHHELD_SQL
+
+TEMPLATE = "leaderboard/_match_row.html"
+
+
+def row_key(pk: int, status: str, withheld: bool, show_league: bool, done: datetime | None) -> str:
+    return f"{pk}:{status}:{withheld}:{show_league}:{done}"
+
+
+def _render(matches: Iterable[Match | RowMatch], show_league: bool) -> dict[int, str]:
+    context = {"show_league": show_league}
+    return {m.pk: render_to_string(TEMPLATE, {**context, "m": m}) for m in matches}
+
+
+def match_rows(matches: Iterable[Match], show_league: bool) -> list[tuple[Match, SafeString]]:
+    """The rows of matches already loaded (with their seats; ``m.withheld`` set by
+    ``replays.withhold``)."""
+    rows = {m.pk: m for m in matches}
+    keyed = [
+        (m.pk, row_key(m.pk, m.status, getattr(m, "withheld", False), show_league,
+                       m.finished_at))
+        for m in rows.values()
+    ]  # fmt: skip
+    found = rows_by_key(TEMPLATE, keyed, lambda ids: _render((rows[i] for i in ids), show_league))
+    return [(rows[pk], html) for pk, html in found]
+
+
+@dataclass(frozen=True)
+class _Named:
+    name: str
+
+
+@dataclass(frozen=True)
+class _Seat:
+    team: int
+    won: bool | None
+    bot: _Named
+    fault_cause: str
+
+
+@dataclass(frozen=True)
+class _Seats:
+    seats: list[_Seat]
+
+    def all(self) -> list[_Seat]:
+        return self.seats
+
+
+@dataclass(frozen=True)
+class _Number:
+    number: int
+
+
+@dataclass(frozen=True)
+class RowMatch:
+    """What ``_match_row.html`` reads of a match in a league's table (no league column),
+    read without the ORM: its seats are ``participations.all()`` as on a model."""
+
+    pk: int
+    status: str
+    winner_team: int | None
+    end_reason: str
+    finished_at: datetime | None
+    round: _Number
+    participations: _Seats
+
+    def get_end_reason_display(self) -> str:
+        return str(MatchEndReason(self.end_reason).label) if self.end_reason else ""
+
+
+def _round_matches(round_id: int) -> dict[int, list[tuple[Any, ...]]]:
+    """The round's matches with their seats and whether each is withheld, in one
+    statement: each match's rows (one per seat), by id."""
+    t = {m.__name__: m._meta.db_table for m in (Match, Round, Participation, Bot)}
+    sql = (
+        "SELECT m.id, m.status, m.finished_at, "
+        f" {WITHHELD_SQL}, m.winner_team, m.end_reason, r.number, p.team, p.won, b.name,"
+        " p.fault_cause"
+        f" FROM {t['Match']} m JOIN {t['Round']} r ON r.id = m.round_id"
+        f" LEFT JOIN {t['Participation']} p ON p.match_id = m.id"
+        f" LEFT JOIN {t['Bot']} b ON b.id = p.bot_id"
+        " WHERE m.round_id = %s ORDER BY m.id, p.seat"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*EMBARGO_PARAMS, round_id])
+        found = cursor.fetchall()
+    out: dict[int, list[tuple[Any, ...]]] = {}
+    for row in found:
+        out.setdefault(row[0], []).append(row)
+    return out
+
+
+def _row_match(rows: list[tuple[Any, ...]]) -> RowMatch:
+    """A match of ``_round_matches``, withheld or not: a withheld match's result is
+    blanked as ``replays.withhold`` does (no winner, no seat's outcome or fault)."""
+    pk, status, done, hidden, winner, reason, number = rows[0][:7]
+    seats = [
+        _Seat(team, None if hidden else won, _Named(name), "" if hidden else fault)
+        for *_, team, won, name, fault in rows
+        if team is not None
+    ]
+    return RowMatch(
+        pk, status, None if hidden else winner, "" if hidden else reason, done,
+        _Number(number), _Seats(seats),
+    )  # fmt: skip
+
+
+def round_rows(round_id: int) -> list[tuple[int, SafeString]]:
+    """The rows of a round's matches, by id: one statement, one ``get_many``, and only
+    the rows not cached rendered."""
+    matches = _round_matches(round_id)
+    keyed = [
+        (pk, row_key(pk, rows[0][1], bool(rows[0][3]), False, rows[0][2]))
+        for pk, rows in matches.items()
+    ]
+    return rows_by_key(
+        TEMPLATE, keyed, lambda ids: _render((_row_match(matches[i]) for i in ids), False)
+    )
+
+
+RECENT_TEMPLATE = "leaderboard/_recent_row.html"
+
+
+def recent_rows(bot_id: int, limit: int) -> list[tuple[int, SafeString]]:
+    """A bot page's latest matches (its seat in each, by participation id), cached by what
+    a row shows: one statement for the keys (index ``participation_bot_recent``), one
+    ``get_many``, and the ORM with every seat only for the rows not cached."""
+    t = {m.__name__: m._meta.db_table for m in (Match, Participation)}
+    sql = (
+        f"SELECT p.id, m.status, m.finished_at, {WITHHELD_SQL}"
+        f" FROM {t['Participation']} p JOIN {t['Match']} m ON m.id = p.match_id"
+        " WHERE p.bot_id = %s ORDER BY p.match_id DESC LIMIT %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*EMBARGO_PARAMS, bot_id, limit])
+        keys = cursor.fetchall()
+
+    def render(ids: list[int]) -> dict[int, str]:
+        return {
+            p.pk: render_to_string(RECENT_TEMPLATE, {"row": {"p": p, "opponents": opponents_of(p)}})
+            for p in recent_participations(bot_id, limit, ids)
+        }
+
+    keyed = [(pk, f"{pk}:{status}:{bool(wh)}:{done}") for pk, status, done, wh in keys]
+    return rows_by_key(RECENT_TEMPLATE, keyed, render)

@@ -1,0 +1,113 @@
+"""A bot's statistics in one league, as its page shows them: the rating chart, results by
+opponent, faults and decision latency, over the results that are out.
+
+Read in one plain statement (the bot's seats with their match's finish and embargo, and
+the other seats of each match) and summed here: the ORM's six queries this was cost more
+to compile than PostgreSQL took to answer. A finished game of a mirrored pair
+whose partner is still queued or running counts nowhere (its rating change, outcome,
+fault or latency would tell the withheld result): it joins when its partner is over, as
+in the standings (``arena.ratings.standings``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import connection
+
+from arena.models import Bot, League, Match, Participation
+from leaderboard.charts import elo_band, rating_by_game_svg
+from leaderboard.replays import EMBARGO_PARAMS, WITHHELD_SQL
+
+#: the chart draws at most this many points (the latest games)
+HISTORY_POINTS = 1000
+
+
+@dataclass
+class OpponentRecord:
+    bot: str
+    games: int = 0
+    wins: int = 0
+
+    @property
+    def losses(self) -> int:
+        return self.games - self.wins
+
+
+@dataclass
+class LeagueStats:
+    """The per-league part of a bot page (cached until its shown results change)."""
+
+    chart_svg: str
+    points: int
+    opponents: list[OpponentRecord]
+    faults: dict[str, int]
+    latency: dict[str, float | None]
+    decisions: int
+    auto_decisions: int
+
+
+def league_stats(bot: Bot, league: League) -> LeagueStats:
+    part, match, bots = (m._meta.db_table for m in (Participation, Match, Bot))
+    # each of the bot's seats, once per other seat of its match (the opponents' names)
+    sql = (
+        "SELECT p.match_id, p.team, p.won, p.rating_after, p.fault_cause, p.latency_mean_ms,"
+        " p.latency_p50_ms, p.latency_p90_ms, p.latency_max_ms, p.decisions,"
+        f" p.auto_decisions, m.finished_at, {WITHHELD_SQL}, o.team, o.bot_id, b.name"
+        f" FROM {part} p JOIN {match} m ON m.id = p.match_id"
+        f" LEFT JOIN {part} o ON o.match_id = p.match_id AND o.bot_id <> p.bot_id"
+        f" LEFT JOIN {bots} b ON b.id = o.bot_id"
+        " WHERE p.league_id = %s AND p.bot_id = %s ORDER BY p.match_id"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*EMBARGO_PARAMS, league.pk, bot.pk])
+        found = [r for r in cursor.fetchall() if not r[12]]
+    mine = list({r[0]: r[:13] for r in found}.values())
+    others = [(r[0], r[13], r[14], r[15]) for r in found if r[14] is not None]
+    rated = [(done, float(after)) for _, _, _, after, *_, done, _ in mine if after is not None]
+    shown = rated[-HISTORY_POINTS:]
+    points: list[tuple[datetime, float]] = [(t, r) for t, r in shown if t is not None]
+    # by game number (the latest HISTORY_POINTS games), each with its approximate 95% band
+    first = len(rated) - len(points) + 1
+    ratings = [v for _, v in points]
+    band = [elo_band(v, first + i) for i, v in enumerate(ratings)]
+    middle = sorted(ratings)[len(ratings) // 2] if ratings else 0.0
+    chart = rating_by_game_svg(
+        ratings, first_game=first, band=band, clip=(middle - 400, middle + 400),
+        title=f"{bot.name}: Elo in {league.name} by game, with its 95% band",
+    )  # fmt: skip
+    played = {r[0]: (r[1], r[2]) for r in mine if r[2] is not None}
+    by_opponent: dict[int, OpponentRecord] = {}
+    for match_id, team, other_id, other_name in others:
+        my_team, won = played.get(match_id, (team, None))
+        if team == my_team or won is None:
+            continue
+        rec = by_opponent.setdefault(other_id, OpponentRecord(other_name))
+        rec.games += 1
+        rec.wins += int(won)
+    faults: dict[str, int] = {}
+    for r in mine:
+        if r[4]:
+            faults[r[4]] = faults.get(r[4], 0) + 1
+    finished = [r for r in mine if r[2] is not None]
+
+    def mean(i: int) -> float | None:
+        values = [r[i] for r in finished if r[i] is not None]
+        return sum(values) / len(values) if values else None
+
+    peaks = [r[8] for r in finished if r[8] is not None]
+    return LeagueStats(
+        chart_svg=chart,
+        points=len(points),
+        opponents=sorted(by_opponent.values(), key=lambda r: (-r.games, r.bot)),
+        faults=dict(sorted(faults.items(), key=lambda kv: -kv[1])),
+        latency={
+            "mean": mean(5),
+            "p50": mean(6),
+            "p90": mean(7),
+            "max": max(peaks) if peaks else None,
+        },
+        decisions=sum(r[9] or 0 for r in finished),
+        auto_decisions=sum(r[10] or 0 for r in finished),
+    )
