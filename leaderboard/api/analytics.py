@@ -23,7 +23,9 @@ class BotAnalyticsView(ArenaView):
         description="How the bot plays, overall and per opponent (in one league with "
         "`league`, otherwise over all its leagues): how often its face-down card is taken, "
         "the spaces its offers gain against the choice the opponent passed up, how often it "
-        "hands over a third Daredevil or Codebreaker, end reasons, decision times.",
+        "hands over a third Daredevil or Codebreaker, end reasons, decision times. While one "
+        "of the bot's mirrored games is withheld (its partner is still to be played) the "
+        "counters of that league are as they were before it, and `held` is true.",
     )
     def get(self, request: Request, name: str) -> Response:
         bot = Bot.objects.filter(name=name).first()
@@ -33,11 +35,17 @@ class BotAnalyticsView(ArenaView):
         slug = request.query_params.get("league")
         if slug:
             league = svc.find_league(slug)
-        view = analytics_reads.bot_analytics(bot, league)
+        # as the bot page: a mirrored pair's game that is not out yet is not counted
+        view = (
+            analytics_reads.shown_bot_analytics(bot, league)
+            if league is not None
+            else analytics_reads.shown_bot_analytics_all(bot)
+        )
         return Response(
             {
                 "bot": bot.name,
                 "league": league.slug if league else None,
+                "held": view.held,
                 "overall": view.overall.to_json(),
                 "opponents": [o.to_json() for o in view.opponents],
             }

@@ -314,5 +314,9 @@ class AnalyticsSerializer(serializers.Serializer):
 class BotAnalyticsSerializer(serializers.Serializer):
     bot = serializers.CharField()
     league = serializers.CharField(allow_null=True)
+    held = serializers.BooleanField(
+        help_text="one of the bot's mirrored games is not out yet (its partner is still to be "
+        "played): the counters of its league are as they were before it"
+    )
     overall = AnalyticsSerializer()
     opponents = AnalyticsSerializer(many=True)

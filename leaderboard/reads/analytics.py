@@ -28,7 +28,8 @@ class Analytics:
     decisions: int = 0
     latency: list[int] = field(default_factory=lambda: [0] * (len(LATENCY_BUCKETS_MS) + 1))
 
-    def add(self, row: BotAnalytics) -> None:
+    def add(self, row: BotAnalytics | Analytics) -> None:
+        """Count ``row``'s games in (a league's counters, or another ``Analytics``)."""
         for name in ("games", "offers", "face_down_taken", "gain_total", "decisions",
                      "handed_third_daredevil", "handed_third_codebreaker"):  # fmt: skip
             setattr(self, name, getattr(self, name) + getattr(row, name))
@@ -106,6 +107,24 @@ def bot_analytics(bot: Bot, league: League | None = None) -> BotAnalyticsView:
             by_opponent.setdefault(name, Analytics(name)).add(row)
     opponents = sorted(by_opponent.values(), key=lambda a: (-a.games, a.opponent or ""))
     return BotAnalyticsView(overall, opponents)
+
+
+def shown_bot_analytics_all(bot: Bot) -> BotAnalyticsView:
+    """Over all the bot's leagues, each as ``shown_bot_analytics`` shows it: a league with
+    one of the bot's games withheld counts as it was before that game (``held``)."""
+    league_ids = BotAnalytics.objects.filter(bot=bot).values_list("league_id", flat=True)
+    overall = Analytics(None)
+    by_opponent: dict[str, Analytics] = {}
+    held = False
+    for league in League.objects.filter(pk__in=league_ids.distinct()).order_by("pk"):
+        view = shown_bot_analytics(bot, league)
+        held = held or view.held
+        overall.add(view.overall)
+        for theirs in view.opponents:
+            assert theirs.opponent is not None
+            by_opponent.setdefault(theirs.opponent, Analytics(theirs.opponent)).add(theirs)
+    opponents = sorted(by_opponent.values(), key=lambda a: (-a.games, a.opponent or ""))
+    return BotAnalyticsView(overall, opponents, held=held)
 
 
 def _has_withheld(bot: Bot, league: League) -> bool:
