@@ -11,14 +11,15 @@ from typing import Any, TypeVar
 
 from django.core.cache import cache
 from django.db import DEFAULT_DB_ALIAS, connection
-from django.db.models import Count, Model, Prefetch, Q, Sum
+from django.db.models import Model, Prefetch, Sum
 
 from arena.analytics.models import BotAnalytics
+from arena.hosting.models import CodeVersion
 from arena.models import Bot, BotKind, BotVersion, Entry, League, Match, MatchStatus, Participation
 from arena.ratings.models import BatchRating, LiveRating, VersionFit, VersionRating
 from arena.relay import RelayError, runner_relay
 from leaderboard.reads.bot_stats import LeagueStats, league_stats
-from leaderboard.replays import withhold_seats
+from leaderboard.replays import EMBARGO_PARAMS, WITHHELD_SQL, withhold_seats
 
 logger = logging.getLogger(__name__)
 
@@ -70,6 +71,9 @@ class VersionRecord:
     draws: int = 0
     rating: float | None = None
     start: float | None = None
+    #: one of this version's games in the league is withheld (its mirrored partner is not
+    #: over): its games leave it out, and its live rating, which has it, is not shown
+    held: bool = False
     elo: float | None = None
     low: float | None = None
     high: float | None = None
@@ -83,7 +87,8 @@ class VersionRecord:
             "wins": self.wins,
             "draws": self.draws,
             "losses": self.losses,
-            "rating": self.rating,
+            "rating": None if self.held else self.rating,
+            "held": self.held,
             "start_rating": self.start,
             "batch": None
             if self.elo is None
@@ -112,15 +117,30 @@ def version_records(bot: Bot) -> list[VersionRecord]:
         v = rec(f.league, f.version_id, f.version.number)
         v.elo, v.low, v.high = f.elo, f.low, f.high
     leagues = {lg.pk: lg for lg in League.objects.filter(participations__bot=bot).distinct()}
-    for league_id, version_id, number, games, wins in (
-        Participation.objects.filter(bot=bot, code_version__isnull=False, won__isnull=False)
-        .values("league_id", "code_version_id", "code_version__number")
-        .annotate(games=Count("id"), wins=Count("id", filter=Q(won=True)))
-        .values_list("league_id", "code_version_id", "code_version__number", "games", "wins")
-    ):
+    for league_id, version_id, number, games, wins, held in _version_games(bot):
         v = rec(leagues[league_id], version_id, number)
-        v.games, v.wins, v.losses = games, wins, games - wins
+        v.games, v.wins, v.losses, v.held = games, wins, games - wins, bool(held)
     return sorted(out.values(), key=lambda v: (v.league, -v.number))
+
+
+def _version_games(bot: Bot) -> list[tuple[int, int, int, int, int, int]]:
+    """(league, version, its number, games, wins, withheld games) of a hosted bot's results,
+    the withheld ones (a mirrored pair's game whose partner is not over) left out of the
+    games and wins, as the standings leave them out."""
+    part, match = Participation._meta.db_table, Match._meta.db_table
+    sql = (
+        "SELECT p.league_id, p.code_version_id, v.number,"
+        " SUM(CASE WHEN w.held THEN 0 ELSE 1 END),"
+        " SUM(CASE WHEN p.won AND NOT w.held THEN 1 ELSE 0 END),"
+        " SUM(CASE WHEN w.held THEN 1 ELSE 0 END)"
+        f" FROM {part} p JOIN {CodeVersion._meta.db_table} v ON v.id = p.code_version_id"
+        f" JOIN (SELECT m.id, ({WITHHELD_SQL}) AS held FROM {match} m) w ON w.id = p.match_id"
+        " WHERE p.bot_id = %s AND p.won IS NOT NULL"
+        " GROUP BY p.league_id, p.code_version_id, v.number"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*EMBARGO_PARAMS, bot.pk])
+        return [tuple(int(x) for x in row) for row in cursor.fetchall()]  # type: ignore[misc]
 
 
 @dataclass
