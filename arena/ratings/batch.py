@@ -17,12 +17,15 @@ in seconds.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg, optimize, sparse
+
+logger = logging.getLogger(__name__)
 
 ELO_SCALE = 400.0 / math.log(10.0)  # logistic units -> Elo points
 CENTRE = 1500.0
@@ -32,6 +35,8 @@ PRIOR = (ELO_SCALE / 1000.0) ** 2
 EXACT_ROWS = 20_000
 #: up to this many players the solver uses the dense Hessian
 DENSE_PLAYERS = 400
+#: a solver that stops with a larger gradient (logistic units) than this is logged
+CONVERGED_GRADIENT = 1e-6
 
 
 @dataclass(frozen=True)
@@ -148,22 +153,42 @@ def _solve(design: _Design, wins: np.ndarray, total: np.ndarray, start: np.ndarr
         p = _sigmoid(x @ r)
         return np.asarray(design.xt @ (total * p * (1.0 - p) * (x @ v))) + PRIOR * v
 
-    if design.n <= DENSE_PLAYERS:
-        # small: exact Newton steps on the dense Hessian, robust when a bootstrap replicate
-        # leaves a player without games (only the prior then holds its rating)
-        res = optimize.minimize(
-            objective,
-            start,
-            jac=True,
-            hess=lambda r: design.hessian(r, total),
-            method="trust-exact",
-            options={"gtol": 1e-8},
+    # At the optimum of a sparse league (a couple of games a player) a trust-region step
+    # can still probe a point where the objective overflows; the method then reports "a bad
+    # approximation" with the gradient already ~1e-9. Such probes are not results: their
+    # floating-point warnings are silenced, and the answer is checked below instead.
+    with np.errstate(invalid="ignore", over="ignore"):
+        if design.n <= DENSE_PLAYERS:
+            # small: exact Newton steps on the dense Hessian, robust when a bootstrap
+            # replicate leaves a player without games (only the prior then holds its rating)
+            res = optimize.minimize(
+                objective,
+                start,
+                jac=True,
+                hess=lambda r: design.hessian(r, total),
+                method="trust-exact",
+                options={"gtol": 1e-8},
+            )
+        else:
+            res = optimize.minimize(
+                objective,
+                start,
+                jac=True,
+                hessp=hessp,
+                method="trust-krylov",
+                options={"gtol": 1e-8},
+            )
+    x = np.asarray(res.x)
+    if not np.all(np.isfinite(x)):
+        raise FloatingPointError(f"the batch fit of {design.n} players diverged: {res.message}")
+    if not res.success and float(np.max(np.abs(res.jac))) > CONVERGED_GRADIENT:
+        logger.warning(
+            "batch fit of %d players stopped short of the optimum (%s; gradient %.2g)",
+            design.n,
+            res.message,
+            float(np.max(np.abs(res.jac))),
         )
-    else:
-        res = optimize.minimize(
-            objective, start, jac=True, hessp=hessp, method="trust-krylov", options={"gtol": 1e-8}
-        )
-    return np.asarray(res.x)
+    return x
 
 
 def _ranks(ratings: np.ndarray) -> np.ndarray:

@@ -125,3 +125,35 @@ def test_degenerate_bootstrap_replicates_raise_no_warnings() -> None:
                 games.append(Game((b,), (a,), bool(rng.random() < 0.5), unit))
             f = fit(n, games, bootstrap=20, seed=trial)
             assert np.all(np.isfinite(f.low)) and np.all(np.isfinite(f.high))
+
+
+def test_a_sparse_large_league_fits_at_the_optimum_without_warnings(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A thousand players with about two games each (the first round of a large league):
+    the sparse solver's last trial steps overflowed and warned, with the answer already at
+    the optimum. No warning now, and the answer is the optimum: no player's rating moves
+    the likelihood (the gradient is ~0)."""
+    rng = np.random.default_rng(1)
+    n = 1000
+    true = rng.normal(0, 200, n)
+    games = []
+    for _ in range(n):
+        a, b = (int(x) for x in rng.choice(n, 2, replace=False))
+        p = 1 / (1 + 10 ** ((true[b] - true[a]) / 400))
+        games.append(Game((a,), (b,), bool(rng.random() < p)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        f = fit(n, games, bootstrap=10)
+    assert "stopped short" not in caplog.text
+    assert np.all(np.isfinite(f.ratings)) and np.all(f.low <= f.ratings)
+    assert np.all(f.ratings <= f.high)
+    # the optimum: each player's wins equal its expected wins, less the prior's pull
+    r = (f.ratings - CENTRE) / (400 / np.log(10))
+    first = np.array([g.team_a[0] for g in games])
+    second = np.array([g.team_b[0] for g in games])
+    won = np.array([g.a_won for g in games], dtype=float)
+    p_a = 1 / (1 + np.exp(-(r[first] - r[second])))
+    surplus = np.bincount(first, won - p_a, n) - np.bincount(second, won - p_a, n)
+    prior = (np.log(10) * 1000 / 400) ** -2
+    assert np.max(np.abs(surplus - prior * (r - r.mean()))) < 1e-4
