@@ -256,7 +256,8 @@ class WholePath:
         self.prefix = f"bench-{uuid.uuid4().hex[:8]}"
         self.gateway, port = spawn([__file__, "--role", "gateway", "--prefix", self.prefix])
         self.relay = RedisRunnerRelay(REDIS_URL, self.prefix)
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        # the SDK of this tree, not the one installed in the venv (before/after runs)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "sdk"), str(ROOT)])}
         self.bots = []
         for token in TOKENS:
             argv = ["-m", "avenue_sdk", "run", "avenue_sdk.examples.random_bot:RandomBot"]
