@@ -1,9 +1,13 @@
 """Connects a ``Bot`` to an arena gateway and keeps it connected.
 
-One stream at a time: Hello, then every message of every match the bot plays. With one
-match at a time, decisions are answered on the stream's reader thread; with more, on a
-small thread pool (one thread per concurrent match) so that one slow match does not hold
-up the others. The gateway does not count silence against a bot while it owes an answer.
+One stream at a time: Hello, then every message of every match the bot plays. The stream
+is a ``grpc.aio`` call on an event loop of its own (``asyncio.run`` per stream, in the
+thread that calls ``run``). With one match at a time, decisions are answered on that loop:
+the request is read, decided and its answer written by one thread, with no hand-off to
+another (the bot's ``decide`` runs there, so it must not call ``asyncio.run`` itself);
+with more, on a small thread pool (one thread per concurrent match) so that one slow match
+does not hold up the others. The gateway does not count silence against a bot while it
+owes an answer.
 
 The client reconnects with exponential backoff (with jitter) when the stream breaks, and
 the matches in progress go on: what it knows of each (its history, its log) is kept
