@@ -244,8 +244,8 @@ class Client:
             if self.max_matches == 1:
                 # One match at a time: answer right here, a thread hand-off less per
                 # decision. The arena does not expect pongs while a decision is pending.
-                return pb.BotMessage(action=self._answer(request))
-            self._pool.submit(lambda: send_soon(pb.BotMessage(action=self._answer(request))))
+                return self._answer(request)
+            self._pool.submit(self._answer_soon, request, send_soon)
         elif kind == "ping":
             return pb.BotMessage(pong=pb.Pong(nonce=message.ping.nonce))
         elif kind == "match_started":
@@ -267,7 +267,15 @@ class Client:
             log.warning("arena error %s%s: %s", e.code, where, e.message)
         return None
 
-    def _answer(self, request: pb.DecisionRequest) -> pb.Action:
+    def _answer_soon(
+        self, request: pb.DecisionRequest, send_soon: Callable[[pb.BotMessage], None]
+    ) -> None:
+        answer = self._answer(request)
+        if answer is not None:
+            send_soon(answer)
+
+    def _answer(self, request: pb.DecisionRequest) -> pb.BotMessage | None:
+        """The message answering ``request`` (None: send nothing)."""
         started = time.perf_counter()
         try:
             answer = self.bot.decide(request)
@@ -286,7 +294,7 @@ class Client:
                 f"#{request.seq} {view.decision_name(request.kind)}: "
                 f"{view.describe(action.choice)} ({(time.perf_counter() - started) * 1000:.1f} ms)",
             )
-        return action
+        return pb.BotMessage(action=action)
 
     def _started_match(self, started: pb.MatchStarted) -> None:
         key = (started.match_id, started.seat)
