@@ -160,8 +160,8 @@ class Client:
 
     async def _stream(self) -> None:
         # grpc.aio, on an event loop of the stream's own: a request is read, answered and
-        # the answer written by this one thread (the synchronous API reads on one thread
-        # and writes from another, two thread hand-offs per decision)
+        # the answer written by this one thread (the synchronous API wrote through a
+        # request iterator that a thread of its own consumed: a hand-off per answer)
         loop = asyncio.get_running_loop()
         channel = self._channel()
         call = arena_pb2_grpc.BotArenaStub(channel).Connect(
