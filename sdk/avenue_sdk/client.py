@@ -179,10 +179,11 @@ class Client:
 
         def send_soon(message: pb.BotMessage) -> None:
             """``send`` from another thread (the pool's)."""
+            sending = send(message)
             try:
-                asyncio.run_coroutine_threadsafe(send(message), loop)
+                asyncio.run_coroutine_threadsafe(sending, loop)
             except RuntimeError:
-                pass  # the loop is closed: the stream ended meanwhile
+                sending.close()  # the loop is closed: the stream ended meanwhile
 
         def cancel() -> None:
             try:
