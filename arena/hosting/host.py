@@ -16,7 +16,6 @@ reported at that decision. The stderr's last lines are recorded for the bot's ow
 from __future__ import annotations
 
 import logging
-import queue
 import threading
 import time
 from collections.abc import Callable
@@ -215,27 +214,28 @@ class HostClient(Client):
         #: (match id, seq) -> when the request was read from the stream (time.monotonic())
         self._received: dict[tuple[str, int], float] = {}
 
-    def _handle(self, message: pb.ArenaMessage, outgoing: queue.SimpleQueue) -> None:  # type: ignore[type-arg]
+    def _handle(
+        self, message: pb.ArenaMessage, send_soon: Callable[[pb.BotMessage], None]
+    ) -> pb.BotMessage | None:
         if message.WhichOneof("kind") == "decision_request":
             request = message.decision_request
             self._received[(request.match_id, request.seq)] = time.monotonic()
-        super()._handle(message, outgoing)
+        return super()._handle(message, send_soon)
 
-    def _answer(self, request: pb.DecisionRequest, outgoing: queue.SimpleQueue) -> None:  # type: ignore[type-arg]
+    def _answer(self, request: pb.DecisionRequest) -> pb.BotMessage | None:
         received_at = self._received.pop((request.match_id, request.seq), None)
         try:
             action = self.bot.answer(request, received_at)
         except _NoAnswer as failed:
-            outgoing.put(seat_fault(request, failed.fault))
-            return
+            return seat_fault(request, failed.fault)
         except Exception:  # noqa: BLE001 - the host's own failure: answer nothing, log it
             log.exception("hosted bot %s: decision %d failed", self.bot.name, request.seq)
-            return
+            return None
         if action.match_id != request.match_id or action.seq != request.seq:
             waited = action.arena_wait_us
             action = action_for(request, action.choice_index)
             action.arena_wait_us = waited
-        outgoing.put(pb.BotMessage(action=action))
+        return pb.BotMessage(action=action)
 
 
 def serve_bot(

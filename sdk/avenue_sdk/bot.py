@@ -103,4 +103,4 @@ class Bot:
 
     def on_message(self, message: pb.ArenaMessage) -> None:
         """Every message from the arena, before it is handled (for recording, debugging).
-        Called on the stream's reader thread: return quickly."""
+        Called on the stream's event loop: return quickly."""

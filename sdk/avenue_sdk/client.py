@@ -1,9 +1,13 @@
 """Connects a ``Bot`` to an arena gateway and keeps it connected.
 
-One stream at a time: Hello, then every message of every match the bot plays. With one
-match at a time, decisions are answered on the stream's reader thread; with more, on a
-small thread pool (one thread per concurrent match) so that one slow match does not hold
-up the others. The gateway does not count silence against a bot while it owes an answer.
+One stream at a time: Hello, then every message of every match the bot plays. The stream
+is a ``grpc.aio`` call on an event loop of its own (``asyncio.run`` per stream, in the
+thread that calls ``run``). With one match at a time, decisions are answered on that loop:
+the request is read, decided and its answer written by one thread, with no hand-off to
+another (the bot's ``decide`` runs there, so it must not call ``asyncio.run`` itself);
+with more, on a small thread pool (one thread per concurrent match) so that one slow match
+does not hold up the others. The gateway does not count silence against a bot while it
+owes an answer.
 
 The client reconnects with exponential backoff (with jitter) when the stream breaks, and
 the matches in progress go on: what it knows of each (its history, its log) is kept
@@ -18,13 +22,13 @@ would only keep kicking each other).
 
 from __future__ import annotations
 
+import asyncio
 import logging
-import queue
 import random
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO
@@ -89,7 +93,8 @@ class Client:
         self._transcript_lock = threading.Lock()
         self._started = time.monotonic()
         self._stop = threading.Event()
-        self._call: grpc.Future | None = None
+        #: cancels the open stream (from any thread)
+        self._cancel: Callable[[], None] | None = None
         self._pool = ThreadPoolExecutor(self.max_matches, thread_name_prefix="avenue-bot")
         self._histories = Histories()
         #: (match_id, seat) of the matches in progress, kept across reconnects
@@ -134,11 +139,11 @@ class Client:
     def stop(self) -> None:
         """End the stream and do not reconnect (any thread, or a signal handler)."""
         self._stop.set()
-        call = self._call
-        if call is not None:
-            call.cancel()
+        cancel = self._cancel
+        if cancel is not None:
+            cancel()
 
-    def _channel(self) -> grpc.Channel:
+    def _channel(self) -> grpc.aio.Channel:
         options = [
             ("grpc.max_receive_message_length", 16 * 1024 * 1024),
             ("grpc.keepalive_time_ms", 30_000),
@@ -146,58 +151,92 @@ class Client:
         ]
         if self.secure:
             credentials = grpc.ssl_channel_credentials(root_certificates=self.ca_cert)
-            return grpc.secure_channel(self.arena, credentials, options)
-        return grpc.insecure_channel(self.arena, options)
+            return grpc.aio.secure_channel(self.arena, credentials, options)
+        return grpc.aio.insecure_channel(self.arena, options)
 
     def _session(self) -> None:
         """One stream, until it ends. Raises ``Fatal`` when reconnecting cannot help."""
-        outgoing: queue.SimpleQueue[pb.BotMessage | None] = queue.SimpleQueue()
-        hello = pb.Hello(
-            protocol_version=PROTOCOL_VERSION,
-            bot_version=str(getattr(self.bot, "version", "")),
-            max_concurrent_matches=self.max_matches,
-        )
-        outgoing.put(pb.BotMessage(hello=hello))
+        asyncio.run(self._stream())
 
-        def requests() -> Iterator[pb.BotMessage]:
-            while (message := outgoing.get()) is not None:
-                self._record("bot -> arena", message)
-                yield message
-
+    async def _stream(self) -> None:
+        # grpc.aio, on an event loop of the stream's own: a request is read, answered and
+        # the answer written by this one thread (the synchronous API wrote through a
+        # request iterator that a thread of its own consumed: a hand-off per answer)
+        loop = asyncio.get_running_loop()
         channel = self._channel()
+        call = arena_pb2_grpc.BotArenaStub(channel).Connect(
+            metadata=[("authorization", f"Bearer {self.token}")]
+        )
+        writing = asyncio.Lock()  # grpc.aio: one write at a time on a stream
+
+        async def send(message: pb.BotMessage) -> None:
+            self._record("bot -> arena", message)
+            async with writing:
+                try:
+                    await call.write(message)
+                except asyncio.InvalidStateError:
+                    pass  # the stream is over: the read below says how it ended
+
+        def send_soon(message: pb.BotMessage) -> None:
+            """``send`` from another thread (the pool's)."""
+            sending = send(message)
+            try:
+                asyncio.run_coroutine_threadsafe(sending, loop)
+            except RuntimeError:
+                sending.close()  # the loop is closed: the stream ended meanwhile
+
+        def cancel() -> None:
+            try:
+                loop.call_soon_threadsafe(call.cancel)
+            except RuntimeError:
+                pass  # the loop is closed: the stream is over already
+
         superseded = ""
+        self._cancel = cancel
         try:
-            call = arena_pb2_grpc.BotArenaStub(channel).Connect(
-                requests(), metadata=[("authorization", f"Bearer {self.token}")]
-            )
-            self._call = call
             if self._stop.is_set():
                 call.cancel()
+            await send(
+                pb.BotMessage(
+                    hello=pb.Hello(
+                        protocol_version=PROTOCOL_VERSION,
+                        bot_version=str(getattr(self.bot, "version", "")),
+                        max_concurrent_matches=self.max_matches,
+                    )
+                )
+            )
             log.info("connecting to %s", self.arena)
-            for message in call:
+            async for message in call:
                 self._record("arena -> bot", message)
                 self.bot.on_message(message)
                 kind = message.WhichOneof("kind")
                 if kind == "error" and message.error.code == "superseded":
                     superseded = message.error.message
-                self._handle(message, outgoing)
-        except grpc.RpcError as exc:
-            code = exc.code()  # type: ignore[attr-defined]
-            details = exc.details()  # type: ignore[attr-defined]
+                reply = self._handle(message, send_soon)
+                if reply is not None:
+                    await send(reply)
+        except grpc.aio.AioRpcError as exc:
+            code, details = exc.code(), exc.details()
             if code in FATAL_CODES:
                 raise Fatal(f"the arena refused the bot ({code.name}): {details}") from None
             if not self._stop.is_set():
                 log.warning("stream ended (%s): %s", code.name, details)
+        except asyncio.CancelledError:
+            if not self._stop.is_set():
+                raise  # not our stop(): a cancellation of the loop's own
         finally:
-            self._call = None
-            outgoing.put(None)
-            channel.close()
+            self._cancel = None
+            await channel.close()
         if superseded and not self._stop.is_set():
             raise Fatal(f"another connection of this bot took over ({superseded}); stopping")
 
     # --- messages from the arena
 
-    def _handle(self, message: pb.ArenaMessage, outgoing: queue.SimpleQueue) -> None:  # type: ignore[type-arg]
+    def _handle(
+        self, message: pb.ArenaMessage, send_soon: Callable[[pb.BotMessage], None]
+    ) -> pb.BotMessage | None:
+        """What to write back at once (an answer, a pong), if anything; answers computed
+        on the pool go out through ``send_soon``."""
         kind = message.WhichOneof("kind")
         if kind == "decision_request":
             request = message.decision_request
@@ -206,11 +245,10 @@ class Client:
             if self.max_matches == 1:
                 # One match at a time: answer right here, a thread hand-off less per
                 # decision. The arena does not expect pongs while a decision is pending.
-                self._answer(request, outgoing)
-            else:
-                self._pool.submit(self._answer, request, outgoing)
+                return self._answer(request)
+            self._pool.submit(self._answer_soon, request, send_soon)
         elif kind == "ping":
-            outgoing.put(pb.BotMessage(pong=pb.Pong(nonce=message.ping.nonce)))
+            return pb.BotMessage(pong=pb.Pong(nonce=message.ping.nonce))
         elif kind == "match_started":
             self._started_match(message.match_started)
         elif kind == "match_ended":
@@ -228,8 +266,17 @@ class Client:
             e = message.error
             where = f" (match {e.match_id}, decision {e.seq})" if e.match_id else ""
             log.warning("arena error %s%s: %s", e.code, where, e.message)
+        return None
 
-    def _answer(self, request: pb.DecisionRequest, outgoing: queue.SimpleQueue) -> None:  # type: ignore[type-arg]
+    def _answer_soon(
+        self, request: pb.DecisionRequest, send_soon: Callable[[pb.BotMessage], None]
+    ) -> None:
+        answer = self._answer(request)
+        if answer is not None:
+            send_soon(answer)
+
+    def _answer(self, request: pb.DecisionRequest) -> pb.BotMessage | None:
+        """The message answering ``request`` (None: send nothing)."""
         started = time.perf_counter()
         try:
             answer = self.bot.decide(request)
@@ -241,7 +288,6 @@ class Client:
             )
             answer = 0
         action = action_for(request, answer)
-        outgoing.put(pb.BotMessage(action=action))
         if log.isEnabledFor(logging.DEBUG) or (request.match_id, request.seat) in self._match_logs:
             self._match_line(
                 request.match_id,
@@ -249,6 +295,7 @@ class Client:
                 f"#{request.seq} {view.decision_name(request.kind)}: "
                 f"{view.describe(action.choice)} ({(time.perf_counter() - started) * 1000:.1f} ms)",
             )
+        return pb.BotMessage(action=action)
 
     def _started_match(self, started: pb.MatchStarted) -> None:
         key = (started.match_id, started.seat)

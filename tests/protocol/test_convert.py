@@ -103,6 +103,36 @@ def test_history_travels_in_slices() -> None:
     assert list(tail.history) == list(full.history)[7:]
 
 
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c.seats}-{c.mode.value}-{c.ruleset}")
+def test_a_request_carries_each_event_and_choice_as_built_one_by_one(config: GameConfig) -> None:
+    """``decision_request`` merges cached serialized entries; the message is the one built
+    entry by entry from ``convert.event`` and ``convert.choice``, in the same order."""
+    for seed in range(3):
+        states = playout(config, seed)
+        seen: dict[int, int] = {}
+        for seq, state in enumerate(states[:-1], 1):
+            seat = state.actor
+            obs, legal = observe(state, seat), legal_actions(state)
+            start = seen.get(seat, 0)
+            seen[seat] = len(obs.history)
+            got = pb.ArenaMessage.FromString(
+                convert.decision_request(
+                    match_id="m",
+                    seq=seq,
+                    obs=obs,
+                    first_team=states[0].active,
+                    legal=legal,
+                    history_start=start,
+                    decision_ms=900,
+                    bank_ms=800,
+                    previous_latency_ms=1.5,
+                )  # fmt: skip
+            ).decision_request
+            assert list(got.legal) == [convert.choice(a) for a in legal]
+            assert list(got.observation.history) == [convert.event(e) for e in obs.history[start:]]
+            assert got.observation.history_start == start
+
+
 def _action(**fields: object) -> pb.Action:
     return pb.Action(match_id="m", seq=3, **fields)  # type: ignore[arg-type]
 
