@@ -222,7 +222,9 @@ class HostClient(Client):
             self._received[(request.match_id, request.seq)] = time.monotonic()
         return super()._handle(message, send_soon)
 
-    def _answer(self, request: pb.DecisionRequest) -> pb.BotMessage | None:
+    def _answer(
+        self, request: pb.DecisionRequest, *, on_loop: bool = False
+    ) -> pb.BotMessage | None:
         received_at = self._received.pop((request.match_id, request.seq), None)
         try:
             action = self.bot.answer(request, received_at)

@@ -4,8 +4,10 @@ One stream at a time: Hello, then every message of every match the bot plays. Th
 is a ``grpc.aio`` call on an event loop of its own (``asyncio.run`` per stream, in the
 thread that calls ``run``). With one match at a time, decisions are answered on that loop:
 the request is read, decided and its answer written by one thread, with no hand-off to
-another (the bot's ``decide`` runs there, so it must not call ``asyncio.run`` itself);
-with more, on a small thread pool (one thread per concurrent match) so that one slow match
+another. A ``decide`` that runs an event loop of its own (``asyncio.run`` inside it) cannot
+run there: the first time it tries, that decision is asked again on a thread and every
+later one goes to the thread too (a warning says so once). With more matches at a time,
+decisions run on a small thread pool (one thread per concurrent match) so that one slow match
 does not hold up the others. The gateway does not count silence against a bot while it
 owes an answer.
 
@@ -62,6 +64,17 @@ class Fatal(Exception):
     """The arena refused the bot in a way reconnecting cannot fix."""
 
 
+class _OwnLoop(Exception):
+    """``decide`` wants an event loop of its own (``asyncio.run``), and it was called on the
+    stream's, which is running: ask it again on a thread."""
+
+
+def _wants_own_loop(exc: RuntimeError) -> bool:
+    """asyncio.run's and run_until_complete's refusal inside a running loop."""
+    text = str(exc)
+    return "running event loop" in text or "already running" in text
+
+
 class Client:
     def __init__(
         self,
@@ -96,6 +109,8 @@ class Client:
         #: cancels the open stream (from any thread)
         self._cancel: Callable[[], None] | None = None
         self._pool = ThreadPoolExecutor(self.max_matches, thread_name_prefix="avenue-bot")
+        #: one match at a time: decide on the stream's loop, until the bot shows it cannot
+        self._decide_on_loop = True
         self._histories = Histories()
         #: (match_id, seat) of the matches in progress, kept across reconnects
         self._playing: set[tuple[str, int]] = set()
@@ -242,10 +257,17 @@ class Client:
             request = message.decision_request
             check_engine(request.observation.config)
             self._histories.complete(request)
-            if self.max_matches == 1:
+            if self.max_matches == 1 and self._decide_on_loop:
                 # One match at a time: answer right here, a thread hand-off less per
                 # decision. The arena does not expect pongs while a decision is pending.
-                return self._answer(request)
+                try:
+                    return self._answer(request, on_loop=True)
+                except _OwnLoop:
+                    self._decide_on_loop = False
+                    log.warning(
+                        "the bot's decide runs an event loop of its own (asyncio.run): "
+                        "its decisions run on a thread from now on"
+                    )
             self._pool.submit(self._answer_soon, request, send_soon)
         elif kind == "ping":
             return pb.BotMessage(pong=pb.Pong(nonce=message.ping.nonce))
@@ -275,12 +297,17 @@ class Client:
         if answer is not None:
             send_soon(answer)
 
-    def _answer(self, request: pb.DecisionRequest) -> pb.BotMessage | None:
-        """The message answering ``request`` (None: send nothing)."""
+    def _answer(
+        self, request: pb.DecisionRequest, *, on_loop: bool = False
+    ) -> pb.BotMessage | None:
+        """The message answering ``request`` (None: send nothing). ``on_loop``: called on
+        the stream's running event loop (raises ``_OwnLoop`` if ``decide`` cannot be)."""
         started = time.perf_counter()
         try:
             answer = self.bot.decide(request)
-        except Exception:
+        except Exception as exc:
+            if on_loop and isinstance(exc, RuntimeError) and _wants_own_loop(exc):
+                raise _OwnLoop from exc
             log.exception(
                 "match %s: the bot failed on decision %d; answering with the first legal choice",
                 request.match_id,

@@ -60,3 +60,29 @@ def test_a_team_match_mixing_house_and_remote_seats(arena: Arena, mode: str) -> 
     assert outcome.status == MatchStatus.FINISHED and not outcome.faults
     validate(outcome.record)
     assert {r.kind for r in outcome.seats} == {"house", "remote"}
+
+
+def test_a_bot_whose_decide_runs_its_own_event_loop_plays_its_own_choices(
+    arena: Arena, tmp_path: Path
+) -> None:
+    """The SDK decides on the stream's event loop; ``asyncio.run`` cannot run there, so the
+    client asks that decision again on a thread, and every later one: the bot's own
+    choices, never the first-legal-choice fallback of a bot that failed."""
+    record = tmp_path / "choices.txt"
+    process = arena.sdk_bot(
+        "own-loop",
+        "tests.protocol.testbots:OwnLoopBot",
+        env={"AVENUE_TEST_RECORD": str(record)},
+    )
+    outcome = arena.play([arena.remote("own-loop"), HouseSeat("random", 3)], seed=5)
+    assert outcome.status == MatchStatus.FINISHED and not outcome.faults
+    mine = [d for d in outcome.record.decisions if d.seat == 0 and d.latency_ms is not None]
+    asked = outcome.seats[0].decisions
+    assert asked > 1 and len(mine) == asked
+    made = [line.split() for line in record.read_text().splitlines()]
+    # each decision made once by the bot itself: the first one's try on the loop raised
+    # before it could record anything
+    assert len(made) == asked and len({(m, seq) for m, seq, _ in made}) == asked
+    output = process.output()
+    assert output.count("runs an event loop of its own") == 1, output
+    assert "failed on decision" not in output, output

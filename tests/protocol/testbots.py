@@ -3,6 +3,7 @@ They read their instructions from environment variables."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
@@ -173,3 +174,23 @@ class PausingBot(RecordingBot):
             self.marker.write_text(str(request.seq))
             time.sleep(self.sleep)
         return super().decide(request)
+
+
+class OwnLoopBot(Bot):
+    """Decides through an event loop of its own, as a bot calling an async library from a
+    synchronous ``decide`` does: ``asyncio.run`` on every decision. Appends each choice it
+    made to $AVENUE_TEST_RECORD (one per line)."""
+
+    def __init__(self) -> None:
+        self.rng = random.Random(7)
+        self.record = os.environ["AVENUE_TEST_RECORD"]
+
+    async def _think(self, legal: int) -> int:
+        await asyncio.sleep(0)
+        return self.rng.randrange(legal)
+
+    def decide(self, request: pb.DecisionRequest) -> int:
+        choice = asyncio.run(self._think(len(request.legal)))
+        with open(self.record, "a") as out:
+            out.write(f"{request.match_id} {request.seq} {choice}\n")
+        return choice
