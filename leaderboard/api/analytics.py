@@ -31,8 +31,10 @@ class BotAnalyticsView(ArenaView):
         bot = Bot.objects.filter(name=name).first()
         if bot is None:
             raise svc.NotFound(f"no bot named {name!r}")
+        params = s.AnalyticsQuery(data=request.query_params)
+        params.is_valid(raise_exception=True)
         league = None
-        slug = request.query_params.get("league")
+        slug = params.validated_data.get("league")
         if slug:
             league = svc.find_league(slug)
         # as the bot page: a mirrored pair's game that is not out yet is not counted

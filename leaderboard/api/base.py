@@ -34,3 +34,8 @@ class ArenaView(APIView):
                 else "this endpoint takes no query parameters"
             )
             raise ValidationError({"query": [f"unknown query parameter {names}; {allowed}"]})
+        for name, values in request.query_params.lists():
+            if any("\x00" in v for v in values):
+                # no value of ours holds one, and PostgreSQL's text cannot: say so here
+                # rather than let a lookup fail on it
+                raise ValidationError({name: [f"{name} must not contain a NUL character"]})

@@ -289,7 +289,9 @@ class MatchQuery(serializers.Serializer):
 
 class AnalyticsQuery(serializers.Serializer):
     league = serializers.RegexField(r"^[-a-zA-Z0-9_]{1,80}$", required=False,
-                                    help_text="league slug (default: all the bot's leagues)")
+                                    help_text="league slug (default: all the bot's leagues)",
+                                    error_messages={"invalid": "league must be a league's slug "
+                                                    "(letters, digits, '-', '_')"})
 
 
 class AnalyticsSerializer(serializers.Serializer):
