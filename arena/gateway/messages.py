@@ -62,6 +62,12 @@ class BotMessages:
                 self.stats["seat_faults"] += 1
                 await self.relay.send_inbound(notice)
                 return
+        if isinstance(message, pb.BotMessage) and kind == "host_failure":
+            notice = seatfaults.host_failed(session, message.host_failure)
+            if notice is not None:
+                self.stats["host_failures"] += 1
+                await self.relay.send_inbound(notice)
+                return
         if not session.may_send():
             self.stats["rate_limited"] += 1
             now = session.loop.time()
@@ -97,6 +103,9 @@ class BotMessages:
         elif kind == "seat_fault":
             self.stats["seat_faults_refused"] += 1
             session.send(seatfaults.refusal(session, message.seat_fault))
+        elif kind == "host_failure":
+            self.stats["host_failures_refused"] += 1
+            session.send(seatfaults.host_refusal(session, message.host_failure))
 
     async def _forward(
         self, session: Session, action: pb.Action, latency_ms: float | None = None

@@ -7,10 +7,13 @@ active when the match starts: ``services.match_version_files``).
 A fault of the sandbox (crash, timeout, memory, process limit, output that is not an
 answer; ``arena.hosting.faults``) is answered with a ``SeatFault`` naming the decision and
 the typed cause, which the gateway honours on hosted bots' streams only
-(``arena.gateway.seatfaults``) and the runner records as that seat's fault. A sandbox that
-failed before its first decision (it did not load, it died on ``MatchStarted``) is
-reported at that decision. The stderr's last lines are recorded for the bot's owner only
-(``Recorder``), never sent with the fault, which is public with the match.
+(``arena.gateway.seatfaults``) and the runner records as that seat's fault. A failure of
+the host's own (loading the version, a sandbox that did not start in time, the database)
+is answered with a ``HostFailure``: the runner voids the attempt, blaming nobody. A
+sandbox that failed before its first decision (it did not load, it died on
+``MatchStarted``) is reported at that decision. The stderr's last lines are recorded for
+the bot's owner only (``Recorder``), never sent with the fault, which is public with the
+match.
 """
 
 from __future__ import annotations
@@ -45,6 +48,12 @@ class _NoAnswer(Exception):
     def __init__(self, fault: SandboxFault) -> None:
         super().__init__(fault.cause.value)
         self.fault = fault
+
+
+def host_failure(request: pb.DecisionRequest, detail: str) -> pb.BotMessage:
+    """The bot host's report that it failed the decision ``request`` asked itself."""
+    report = pb.HostFailure(match_id=request.match_id, seq=request.seq, detail=detail[:300])
+    return pb.BotMessage(host_failure=report)
 
 
 def seat_fault(request: pb.DecisionRequest, fault: SandboxFault) -> pb.BotMessage:
@@ -154,7 +163,7 @@ class SandboxedBot(Bot):
         with self._lock:
             preparing = self._preparing.get(request.match_id)
         if preparing is not None and not preparing.wait(allowance):
-            # the host's own slowness: answer nothing (docs/operations.md, Hosted bots)
+            # the host's own slowness, reported as its failure (docs/operations.md)
             raise RuntimeError(f"match {request.match_id}: the sandbox did not start in time")
         box = self._box(request.match_id)
         with self._lock:
@@ -230,9 +239,10 @@ class HostClient(Client):
             action = self.bot.answer(request, received_at)
         except _NoAnswer as failed:
             return seat_fault(request, failed.fault)
-        except Exception:  # noqa: BLE001 - the host's own failure: answer nothing, log it
+        except Exception as exc:  # noqa: BLE001 - the host's own failure, not the bot's
             log.exception("hosted bot %s: decision %d failed", self.bot.name, request.seq)
-            return None
+            # the arena's failure: the runner voids the attempt and plays the match again
+            return host_failure(request, f"{type(exc).__name__}: {exc}")
         if action.match_id != request.match_id or action.seq != request.seq:
             waited = action.arena_wait_us
             action = action_for(request, action.choice_index)

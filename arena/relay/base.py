@@ -66,6 +66,10 @@ class InboundKind(enum.Enum):
     #: ``payload`` is the serialized ``agent_avenue.v1.SeatFault`` (the gateway honours it
     #: on hosted bots' streams only: ``arena.gateway.seatfaults``)
     SEAT_FAULT = "seat_fault"
+    #: a bot host failed the hosted bot's decision ``seq`` itself (not the bot's code):
+    #: the runner voids the attempt (``detail`` says what failed; honoured on hosted bots'
+    #: streams only: ``arena.gateway.seatfaults``)
+    HOST_FAILED = "host_failed"
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,7 +37,8 @@ On a bot's channel, by the header's ``t``:
   a gateway closes the bot's stream if it is not newer than ``c``.
 
 In an inbox, one message a bot's gateway sends the match's runner (``Inbound``): ``k``
-kind (``action`` | ``malformed`` | ``disconnected`` | ``too_large`` | ``seat_fault``),
+kind (``action`` | ``malformed`` | ``disconnected`` | ``too_large`` | ``seat_fault`` |
+``host_failed``),
 ``b`` bot id, ``m`` match id, ``s`` seq, ``d`` detail, ``l`` the gateway's latency measure
 in ms (or null), ``a`` whether the arena ended the stream, ``c`` the stream's connection
 number; payload:

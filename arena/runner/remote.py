@@ -7,7 +7,9 @@ it is back, gets the request again with the same seq and the whole history.
 
 A hosted bot's answer may instead be its bot host's report that the sandbox failed
 (``InboundKind.SEAT_FAULT``: crash, timeout, memory, invalid output, process limit), which
-is that seat's fault like any other.
+is that seat's fault like any other; or the host's report that it failed the decision
+itself (``InboundKind.HOST_FAILED``), which is the arena's failure: ``ArenaFault``, the
+attempt is voided and the match played again, rating nobody.
 
 The bot is charged the gateway's measure of each answer (from writing the request to the
 stream to reading the answer, ``Inbound.latency_ms``), plus, when its own stream dropped
@@ -24,7 +26,7 @@ from google.protobuf.message import DecodeError
 from agent_avenue.v1 import arena_pb2 as pb
 from arena.relay.base import Delivery, DeliveryKind, Inbound, InboundKind, RunnerRelay
 from arena.runner.faults import FaultCause
-from arena.runner.resume import AWAY_POLL_S, POLL_S, Reconnects
+from arena.runner.resume import AWAY_POLL_S, POLL_S, ArenaFault, Reconnects
 from arena.runner.seats import Answer, Ask, Ending, MatchContext, Seat
 from avenue_sdk.protocol import convert
 
@@ -193,6 +195,11 @@ class RemoteSeat(Seat):
             return Answer(latency, fault=FaultCause.MALFORMED_ACTION, detail=inbound.detail)
         if inbound.kind is InboundKind.TOO_LARGE:
             return Answer(latency, fault=FaultCause.MESSAGE_TOO_LARGE, detail=inbound.detail)
+        if inbound.kind is InboundKind.HOST_FAILED:
+            # the arena's own bot host failed this decision: void the attempt, blame nobody
+            raise ArenaFault(
+                f"the bot host failed decision {ask.seq} of {self.name}: {inbound.detail}"
+            )
         if inbound.kind is InboundKind.SEAT_FAULT:
             # the bot host's typed report of the sandbox's failure, which the gateway
             # passes on from hosted bots' streams only (arena.gateway.seatfaults)

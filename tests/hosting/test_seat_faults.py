@@ -98,9 +98,7 @@ WAIT_MS = 1_000
 
 
 @pytest.mark.parametrize("hosted", [True, False], ids=["hosted", "dial-in"])
-def test_the_hosts_wait_for_a_sandbox_is_not_charged_to_the_bot(
-    arena: Arena, hosted: bool
-) -> None:
+def test_the_hosts_wait_for_a_sandbox_is_not_charged_to_the_bot(arena: Arena, hosted: bool) -> None:
     """The bot host says how long a request waited for the bot's sandbox to start
     (``Action.arena_wait_us``): the gateway takes it off a hosted bot's charge; the same
     claim from a dial-in bot changes nothing."""
@@ -116,3 +114,64 @@ def test_the_hosts_wait_for_a_sandbox_is_not_charged_to_the_bot(
         assert latency.max < WAIT_MS, outcome.to_json()
     else:
         assert latency.p50 >= WAIT_MS, outcome.to_json()
+
+
+def test_a_hosts_own_failure_voids_the_attempt_and_rates_nobody(arena: Arena, settings) -> None:  # noqa: ANN001
+    """The host could not answer for reasons of its own (``HostFailure``): the attempt is
+    void, the match queued again, no fault and no rating for anyone; before, the host
+    answered nothing and the bot was charged a timeout."""
+    from arena.models import Bot, Match
+    from arena.models import MatchStatus as Status
+    from arena.services import leagues as league_services
+    from arena.services.claims import PlayOutcome
+    from arena.services.matches import play_match
+    from arena.services.rounds import do_schedule_round
+
+    settings.RELAY_PREFIX = arena.prefix
+    settings.ARENA_DISPATCHER = "arena.embedded.InProcessDispatcher"  # no broker here
+    raw = arena.raw_bot("hosted", "host_failure", token=hosted_token("hosted"))
+    league = league_services.do_create_league(
+        league_services.LeagueSettings(name="host failure", decision_ms=60_000, bank_ms=0)
+    )
+    league_services.do_enter(league, Bot.objects.get(name="hosted"))
+    league_services.do_enter(league, league_services.do_create_house_bot("hf-house", "random"))
+    scheduled = do_schedule_round(league, enqueue=False)
+    assert scheduled is not None
+    match_id = scheduled.matches[0]
+    assert play_match(match_id, worker="host-failure-test") is PlayOutcome.REQUEUED
+    match = Match.objects.get(pk=match_id)
+    assert match.status == Status.QUEUED and match.attempts == 1, match.error
+    assert not match.rated and "ArenaFault" in match.error
+    assert "the host could not load the version" in match.error
+    assert not match.participations.exclude(fault_cause="").exists()
+    assert not match.participations.exclude(rating_change=None).exists()
+    assert arena.stats()["host_failures"] == 1
+    raw.stop()
+
+
+def test_a_dial_in_bot_cannot_void_its_game_as_a_host_failure(arena: Arena) -> None:
+    raw = arena.raw_bot("dialin", "host_failure")
+    outcome = arena.play([arena.remote("dialin"), HouseSeat("random", 3)], time_control=SHORT)
+    assert [(f.seat, f.cause) for f in outcome.faults] == [(0, FaultCause.TIMEOUT)]
+    stats = arena.stats()
+    assert stats["host_failures_refused"] >= 1 and not stats.get("host_failures")
+    wait_for(lambda: "not_a_bot_host" in raw.output(), 15, "the refusal")
+    raw.stop()
+
+
+def test_the_host_reports_its_own_failure_instead_of_answering_nothing() -> None:
+    """What the bot host sends when it cannot load the version for the match (here: the
+    database read fails): a ``HostFailure`` for the decision, never silence."""
+    from agent_avenue.v1 import arena_pb2 as pb
+    from arena.hosting.host import HostClient, SandboxedBot
+    from arena.hosting.sandbox import Limits
+
+    def unreachable(match_id: str) -> tuple[dict[str, bytes], str]:
+        raise ConnectionError("the database is unreachable")
+
+    client = HostClient(SandboxedBot("h", unreachable, Limits()), "127.0.0.1:1", "t")
+    request = pb.DecisionRequest(match_id="7.1", seq=3, decision_ms=1_000, bank_ms=0)
+    reply = client._answer(request)
+    assert reply is not None and reply.WhichOneof("kind") == "host_failure"
+    assert (reply.host_failure.match_id, reply.host_failure.seq) == ("7.1", 3)
+    assert "the database is unreachable" in reply.host_failure.detail

@@ -12,7 +12,9 @@ decision with 10 MB), ``flood_stale`` (200 actions for a decision not pending, t
 right answer), ``old`` (protocol version 0), ``seat_fault`` (a SeatFault with
 --fault-cause for each decision instead of an answer, at its seq plus --fault-seq-offset:
 what only a bot host may send), ``claims_wait`` (sleeps --sleep-ms before each answer and
-claims that wait as the arena's in ``arena_wait_us``, as only a bot host may). Errors are
+claims that wait as the arena's in ``arena_wait_us``, as only a bot host may),
+``host_failure`` (a HostFailure for each decision, at its seq plus --fault-seq-offset: a
+bot host's report of its own failure). Errors are
 printed with the match and seq they name.
 """
 
@@ -125,6 +127,13 @@ def main() -> int:
                     detail="reported by the stream itself",
                 )
                 out.put(message(seat_fault=report))
+            elif mode == "host_failure":
+                report = pb.HostFailure(
+                    match_id=request.match_id,
+                    seq=request.seq + args.fault_seq_offset,
+                    detail="the host could not load the version",
+                )
+                out.put(message(host_failure=report))
             elif mode == "claims_wait":
                 time.sleep(args.sleep_ms / 1000)
                 action = pb.Action(match_id=request.match_id, seq=request.seq, choice_index=0)

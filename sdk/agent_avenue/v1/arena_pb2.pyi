@@ -216,18 +216,20 @@ MATCH_OUTCOME_LOSS: MatchOutcome
 MATCH_OUTCOME_ABORTED: MatchOutcome
 
 class BotMessage(_message.Message):
-    __slots__ = ("hello", "ping", "pong", "action", "seat_fault")
+    __slots__ = ("hello", "ping", "pong", "action", "seat_fault", "host_failure")
     HELLO_FIELD_NUMBER: _ClassVar[int]
     PING_FIELD_NUMBER: _ClassVar[int]
     PONG_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     SEAT_FAULT_FIELD_NUMBER: _ClassVar[int]
+    HOST_FAILURE_FIELD_NUMBER: _ClassVar[int]
     hello: Hello
     ping: Ping
     pong: Pong
     action: Action
     seat_fault: SeatFault
-    def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., ping: _Optional[_Union[Ping, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., seat_fault: _Optional[_Union[SeatFault, _Mapping]] = ...) -> None: ...
+    host_failure: HostFailure
+    def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., ping: _Optional[_Union[Ping, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., seat_fault: _Optional[_Union[SeatFault, _Mapping]] = ..., host_failure: _Optional[_Union[HostFailure, _Mapping]] = ...) -> None: ...
 
 class ArenaMessage(_message.Message):
     __slots__ = ("welcome", "error", "ping", "pong", "match_started", "decision_request", "match_ended")
@@ -438,6 +440,16 @@ class SeatFault(_message.Message):
     cause: FaultCause
     detail: str
     def __init__(self, match_id: _Optional[str] = ..., seq: _Optional[int] = ..., cause: _Optional[_Union[FaultCause, str]] = ..., detail: _Optional[str] = ...) -> None: ...
+
+class HostFailure(_message.Message):
+    __slots__ = ("match_id", "seq", "detail")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    seq: int
+    detail: str
+    def __init__(self, match_id: _Optional[str] = ..., seq: _Optional[int] = ..., detail: _Optional[str] = ...) -> None: ...
 
 class Choice(_message.Message):
     __slots__ = ("stop_discarding", "discard", "play", "name_face_up", "play_face_up", "play_face_down", "recruit", "take_black_market", "choose_agent", "retrieve")
