@@ -19,6 +19,8 @@ from workers.celery import app
     acks_late=True,
     reject_on_worker_lost=True,
     soft_time_limit=settings.ARENA_MATCH_TIME_LIMIT_SECONDS,
+    # + arena.services.claims.HARD_LIMIT_MARGIN_S: the lease keeper enforces the same limit
+    # in a --pool threads worker, where Celery does not
     time_limit=settings.ARENA_MATCH_TIME_LIMIT_SECONDS + 60,
     ignore_result=True,
 )

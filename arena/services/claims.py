@@ -141,6 +141,9 @@ class LeaseHeartbeat:
     def __init__(self, claim: Claim) -> None:
         self.claim = claim
         self.lost = False
+        #: set when the attempt ran past the match time limit and its lease was let go
+        self.overdue = False
+        self.started = time.monotonic()
 
     def __enter__(self) -> LeaseHeartbeat:
         _keeper.add(self)
@@ -149,6 +152,10 @@ class LeaseHeartbeat:
     def __exit__(self, *exc: object) -> None:
         _keeper.remove(self)
 
+
+#: ``arena.run_match``'s hard time limit is its soft one (``ARENA_MATCH_TIME_LIMIT_SECONDS``)
+#: plus this; the lease keeper lets go of an attempt older than that in any pool
+HARD_LIMIT_MARGIN_S = 60
 
 #: claims extended per UPDATE statement (a WHERE of that many ORs)
 _BEAT_CHUNK = 200
@@ -189,6 +196,7 @@ class LeaseKeeper:
                     self._cond.wait(due - now)
                     continue
                 beats = [b for b, _ in self._held.values()]
+                beats = [b for b in beats if not self._overdue(b, now)]
                 period = settings.ARENA_LEASE_SECONDS / 3
                 if now - due > period / 2:
                     logger.warning(
@@ -204,6 +212,26 @@ class LeaseKeeper:
             finally:
                 if not own:
                     connection.close()  # back to the process's other threads
+
+    def _overdue(self, beat: LeaseHeartbeat, now: float) -> bool:
+        """Past the match time limit (Celery's hard limit for ``arena.run_match``, which a
+        ``--pool threads`` worker does not enforce): its lease is no longer extended, so
+        the reaper hands the match to another attempt and this one's result, should it
+        ever come, is discarded by the attempt check. Called with ``_cond`` held."""
+        limit = settings.ARENA_MATCH_TIME_LIMIT_SECONDS + HARD_LIMIT_MARGIN_S
+        if now - beat.started <= limit:
+            return False
+        beat.overdue = True
+        self._held.pop(beat.claim, None)
+        logger.error(
+            "match %d: attempt %d has run %.0f s, past the match time limit (%d s): its "
+            "lease is no longer extended and the match will be played again",
+            beat.claim.match_id,
+            beat.claim.attempt,
+            now - beat.started,
+            limit,
+        )
+        return True
 
     def _beat(self, beats: list[LeaseHeartbeat]) -> None:
         for i in range(0, len(beats), _BEAT_CHUNK):

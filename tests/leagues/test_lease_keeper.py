@@ -67,3 +67,42 @@ def _leases(matches: QuerySet[Match]) -> dict[int, datetime]:
     found = dict(matches.values_list("pk", "lease_expires_at"))
     assert None not in found.values(), "a held match without a lease"
     return {pk: lease for pk, lease in found.items() if lease is not None}
+
+
+def test_an_attempt_past_the_match_time_limit_loses_its_lease(
+    transactional_db: None,
+    settings,  # noqa: ANN001
+    monkeypatch,  # noqa: ANN001
+) -> None:
+    """A ``--pool threads`` worker does not enforce Celery's time limits: a match thread
+    stuck for good would keep its lease extended for ever and its match would never be
+    played. Past the limit the keeper stops extending that lease (the others go on), so
+    the reaper can hand the match to a new attempt."""
+    from arena.services import claims
+
+    settings.ARENA_LEASE_SECONDS = 3  # a beat every second
+    settings.ARENA_MATCH_TIME_LIMIT_SECONDS = 2
+    monkeypatch.setattr(claims, "HARD_LIMIT_MARGIN_S", 0)
+    league = house_league("Overdue leases", ["random", "greedy", "random"])
+    scheduled = do_schedule_round(league, enqueue=False)
+    assert scheduled is not None
+    stuck_claim, fresh_claim = (
+        do_claim_match(m, f"test-worker-{m}") for m in scheduled.matches[:2]
+    )
+    assert stuck_claim is not None and fresh_claim is not None
+    with LeaseHeartbeat(stuck_claim) as stuck:
+        wait_for(lambda: stuck.overdue, 30, "the keeper to let the stuck attempt go")
+        with LeaseHeartbeat(fresh_claim) as fresh:
+            before = _leases(Match.objects.filter(pk=fresh_claim.match_id))
+            stuck_lease = _leases(Match.objects.filter(pk=stuck_claim.match_id))
+            wait_for(
+                lambda: _leases(Match.objects.filter(pk=fresh_claim.match_id)) != before,
+                30,
+                "the other lease to be extended",
+            )
+            assert not fresh.overdue and not stuck.lost
+            # the stuck one is not extended any more: its lease runs out
+            assert _leases(Match.objects.filter(pk=stuck_claim.match_id)) == stuck_lease
+            expires = stuck_lease[stuck_claim.match_id]
+            wait_for(lambda: timezone.now() > expires, 30, "the stuck lease to expire")
+            assert _leases(Match.objects.filter(pk=stuck_claim.match_id)) == stuck_lease
