@@ -31,9 +31,8 @@ threads; the match side's until the last result), which says whether the worker 
 sides. Both sides' wall time includes sending their messages (the no-op tasks one by one,
 the matches on the round's commit); the match side's also includes scheduling the round
 (``do_schedule_round`` in this process), shown on its own line ("of which scheduling").
-Before the batches, the worker
-runs 20 no-op tasks and plays one small round, unmeasured, so that no batch pays for the
-worker's first imports and connections.
+Before the batches, the worker runs 20 no-op tasks and plays one small round, unmeasured,
+so that no batch pays for the worker's first imports and connections.
 """
 
 from __future__ import annotations
