@@ -3,24 +3,36 @@
 same worker in the same run, and the SQL statements one result costs.
 
     .venv/bin/python bench/orchestration.py [--bots 12] [--batches 5] [--conn-max-age 600]
+        [--pool solo|threads] [--concurrency N] [--db-pool 8]
 
 Needs PostgreSQL and Redis (DATABASE_URL, default .../agent_avenue_bench_orch, created and
-migrated if missing; REDIS_URL, default redis://127.0.0.1:6379/0). One worker,
-``--pool=solo``, on a queue of this run's own, with ``DATABASE_CONN_MAX_AGE`` as given (its
-log: artifacts/orchestration/).
+migrated if missing; REDIS_URL, default redis://127.0.0.1:6379/0). One worker on a queue of
+this run's own (its log: artifacts/orchestration/): by default ``--pool=solo``, a match at a
+time, with ``DATABASE_CONN_MAX_AGE`` as given; with ``--pool threads`` the deployed
+configuration (docker-compose's worker): ``--concurrency N`` threads (default 500), every
+thread's database work through a process pool of ``--db-pool`` connections
+(``DATABASE_POOL_SIZE``, default 8). Both sides of a run go to that one worker.
 
 Method: batches alternate (no-op, matches, no-op, matches, ...). A no-op batch sends as many
 ``bench.noop`` tasks as a round has matches and times them from the first send until the
 last has run; a match batch schedules a round of house bots (every match sent on commit)
 and times it until the last result commits, then waits for the round's batch fit so that
 it does not overlap the next batch. Per task: batch wall time / tasks. Orchestration per
-match: that, minus the runner's own median game time in the batch (``Match.duration_ms``).
-Statistic: the median over the batches, on both sides. Both sides' wall time includes
-sending their messages (the no-op tasks one by one, the matches on the round's commit);
-the match side's also includes scheduling the round (``do_schedule_round`` in this
-process), shown on its own line ("of which scheduling"). Before the batches, the worker
-runs 20 no-op tasks and plays one small round, unmeasured, so that no batch pays for the
-worker's first imports and connections.
+match: that, minus the game's own cost per match. The game's cost is measured by replaying
+the batch's games serially in this process after the batch (the same seeded house seats, the
+same configuration, no live publishing): the CPU time of each (``time.thread_time()``), its
+mean over the batch (batch wall / matches holds the sum of the games, hence the mean).
+The runner's own wall time per game (``Match.duration_ms``, median) is printed beside it,
+not subtracted: with several games at once in one process it counts the other threads' turns
+on the GIL (the first pass subtracted it; it ran solo only, where the two are close). Also
+printed: the worker process's CPU time per match and per no-op task (``/proc``, all its
+threads; the match side's until the last result), which says whether the worker waited
+(on the database, the broker) or computed. Statistic: the median over the batches, on both
+sides. Both sides' wall time includes sending their messages (the no-op tasks one by one,
+the matches on the round's commit); the match side's also includes scheduling the round
+(``do_schedule_round`` in this process), shown on its own line ("of which scheduling").
+Before the batches, the worker runs 20 no-op tasks and plays one small round, unmeasured,
+so that no batch pays for the worker's first imports and connections.
 """
 
 from __future__ import annotations
@@ -32,7 +44,9 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterable
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -60,18 +74,28 @@ import redis  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
+from arena.deals import house_bot_seed  # noqa: E402
 from arena.models import Match, MatchStatus  # noqa: E402
 from arena.ratings.models import BatchRating  # noqa: E402
+from arena.runner import HouseSeat, TimeControl, run_match  # noqa: E402
 from arena.services import leagues as svc  # noqa: E402
-from arena.services.matches import play_match  # noqa: E402
+from arena.services.matches import game_config, play_match  # noqa: E402
+from arena.services.results import Played  # noqa: E402
 from arena.services.rounds import do_schedule_round  # noqa: E402
 from bench.orchestration_tasks import noop  # noqa: E402
 
 
-def start_worker(conn_max_age: int) -> tuple[subprocess.Popen[bytes], Path]:
+def start_worker(
+    conn_max_age: int, pool: str, concurrency: int, db_pool: int
+) -> tuple[subprocess.Popen[bytes], Path]:
     LOGS.mkdir(parents=True, exist_ok=True)
     log = LOGS / f"{QUEUE}.log"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "DATABASE_CONN_MAX_AGE": str(conn_max_age)}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "DATABASE_CONN_MAX_AGE": str(conn_max_age),
+        "DATABASE_POOL_SIZE": str(db_pool),
+    }
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -80,9 +104,9 @@ def start_worker(conn_max_age: int) -> tuple[subprocess.Popen[bytes], Path]:
             "-A",
             "bench.orchestration_tasks",
             "worker",
-            "--pool=solo",
+            f"--pool={pool}",
             "--concurrency",
-            "1",
+            str(concurrency),
             "-Q",
             QUEUE,
             "-n",
@@ -114,6 +138,12 @@ def make_league(bots: int, tag: str) -> svc.League:
     return league
 
 
+def worker_cpu(proc: subprocess.Popen[bytes]) -> float:
+    """The worker process's CPU seconds so far (user + system, all its threads)."""
+    fields = Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def wait(predicate: object, what: str, timeout: float = 600) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():  # type: ignore[operator]
@@ -122,22 +152,60 @@ def wait(predicate: object, what: str, timeout: float = 600) -> None:
         time.sleep(0.005)
 
 
-def noop_batch(r: redis.Redis, n: int) -> float:
-    """Seconds per task for ``n`` no-op tasks sent at once."""
+def noop_batch(r: redis.Redis, n: int, worker: subprocess.Popen[bytes]) -> tuple[float, float]:
+    """(seconds per task, the worker's CPU seconds per task) for ``n`` no-op tasks sent at
+    once."""
     counter = f"{QUEUE}:noop:{uuid.uuid4().hex}"
+    cpu0 = worker_cpu(worker)
     t0 = time.perf_counter()
     for _ in range(n):
         noop.apply_async((counter,), queue=QUEUE)
     wait(lambda: int(r.get(counter) or 0) >= n, "the no-op tasks")
     wall = time.perf_counter() - t0
+    cpu = worker_cpu(worker) - cpu0
     r.delete(counter)
-    return wall / n
+    return wall / n, cpu / n
 
 
-def match_batch(bots: int, tag: str) -> tuple[float, float, float, int]:
-    """(seconds per match, median game seconds, scheduling seconds per match, matches) for
-    one round sent at once."""
+def game_cpu(match_ids: list[int]) -> float:
+    """The mean CPU seconds of these matches' games, replayed one after the other in this
+    process: the seats and configuration ``play_match`` gives the runner (house bots)."""
+    cpu = []
+    for match_id in match_ids:
+        played = Played.load(match_id)
+        match, parts, league = played.match, played.parts, played.match.league
+        assert all(p.bot.kind == "house" for p in parts)
+        seats = [
+            HouseSeat(p.bot.spec, house_bot_seed(match.deck_seed, p.seat), name=p.bot.name)
+            for p in parts
+        ]
+        config = game_config(league, match, parts)
+        t0 = time.thread_time()
+        run_match(
+            seats,
+            config,
+            match.deck_seed,
+            match_id=f"replay-{match.pk}",
+            time_control=TimeControl(league.decision_ms, league.bank_ms),
+        )
+        cpu.append(time.thread_time() - t0)
+    return statistics.fmean(cpu)
+
+
+class Batch(NamedTuple):
+    """One round sent at once; seconds per match unless said."""
+
+    wall: float
+    game: float  # the game's CPU, replayed serially here (the mean)
+    runner: float  # the runner's wall per game in the worker (the median)
+    scheduling: float
+    worker_cpu: float  # the worker process's CPU until the last result
+    matches: int
+
+
+def match_batch(bots: int, tag: str, worker: subprocess.Popen[bytes]) -> Batch:
     league = make_league(bots, tag)
+    cpu0 = worker_cpu(worker)
     t0 = time.perf_counter()
     scheduled = do_schedule_round(league)  # every match sent on commit
     scheduling = time.perf_counter() - t0
@@ -146,14 +214,16 @@ def match_batch(bots: int, tag: str) -> tuple[float, float, float, int]:
     pending = Match.objects.filter(round=scheduled.round, status__in=live)
     wait(lambda: not pending.exists(), "the round's matches")
     wall = time.perf_counter() - t0
+    busy = worker_cpu(worker) - cpu0
     n = len(scheduled.matches)
     done = Match.objects.filter(round=scheduled.round, status=MatchStatus.FINISHED)
-    durations = list(done.values_list("duration_ms", flat=True))
-    assert len(durations) == n, f"{n - len(durations)} matches did not finish"
+    rows = list(done.values_list("pk", "duration_ms"))
+    assert len(rows) == n, f"{n - len(rows)} matches did not finish"
     # the round's batch fit runs on this worker too: let it end before the next batch
     wait(lambda: BatchRating.objects.filter(league=league).exists(), "the batch fit")
-    game = statistics.median(d for d in durations if d is not None) / 1000
-    return wall / n, game, scheduling / n, n
+    runner = statistics.median(d for _, d in rows if d is not None) / 1000
+    cpu = game_cpu([pk for pk, _ in rows])
+    return Batch(wall / n, cpu, runner, scheduling / n, busy / n, n)
 
 
 def statements_per_result(bots: int) -> list[int]:
@@ -174,50 +244,80 @@ def main() -> None:
     parser.add_argument("--bots", type=int, default=12)
     parser.add_argument("--batches", type=int, default=5, help="of each kind")
     parser.add_argument("--conn-max-age", type=int, default=600)
+    parser.add_argument("--pool", choices=["solo", "threads"], default="solo")
+    parser.add_argument("--concurrency", type=int, help="threads (default: 500; solo: 1)")
+    parser.add_argument("--db-pool", type=int, help="DATABASE_POOL_SIZE (threads: default 8)")
     args = parser.parse_args()
+    solo = args.pool == "solo"
+    concurrency = 1 if solo else (args.concurrency or 500)
+    db_pool = args.db_pool if args.db_pool is not None else (0 if solo else 8)
+    if solo and (args.concurrency or 1) != 1:
+        parser.error("--pool solo plays one match at a time")
     counts = statements_per_result(args.bots)
     r = redis.Redis.from_url(os.environ["REDIS_URL"])
-    proc, log = start_worker(args.conn_max_age)
+    proc, log = start_worker(args.conn_max_age, args.pool, concurrency, db_pool)
     noops: list[float] = []
-    per_match: list[float] = []
-    games: list[float] = []
-    schedulings: list[float] = []
+    noop_cpus: list[float] = []
+    batches: list[Batch] = []
     n = 0
     stamp = uuid.uuid4().hex[:6]
     try:
-        noop_batch(r, 20)  # warm the worker
-        match_batch(4, f"{stamp}-warm")  # and its first match: imports, connections
+        noop_batch(r, 20, proc)  # warm the worker
+        match_batch(4, f"{stamp}-warm", proc)  # and its first match: imports, connections
         for b in range(args.batches):
-            m, g, sch, n = match_batch(args.bots, f"{stamp}-{b}")
-            per_match.append(m)
-            games.append(g)
-            schedulings.append(sch)
-            noops.append(noop_batch(r, n))
+            batch = match_batch(args.bots, f"{stamp}-{b}", proc)
+            batches.append(batch)
+            n = batch.matches
+            noop_wall, noop_cpu = noop_batch(r, n, proc)
+            noops.append(noop_wall)
+            noop_cpus.append(noop_cpu)
             print(
-                f"batch {b + 1}: {n} matches, {m * 1000:6.2f} ms per match "
-                f"(game {g * 1000:5.2f} ms), no-op {noops[-1] * 1000:5.2f} ms per task"
+                f"batch {b + 1}: {n} matches, {batch.wall * 1000:6.2f} ms per match "
+                f"(game {batch.game * 1000:5.2f} ms CPU, runner {batch.runner * 1000:6.2f} ms "
+                f"wall, worker CPU {batch.worker_cpu * 1000:6.2f} ms), "
+                f"no-op {noop_wall * 1000:5.2f} ms per task",
+                flush=True,
             )
     finally:
         proc.terminate()
         proc.wait(30)
-    noop_ms = statistics.median(noops) * 1000
-    match_ms = statistics.median(per_match) * 1000
-    game_ms = statistics.median(games) * 1000
-    overhead = statistics.median(m - g for m, g in zip(per_match, games, strict=True)) * 1000
-    scheduling_ms = statistics.median(schedulings) * 1000
+
+    def ms(values: Iterable[float]) -> float:
+        return statistics.median(values) * 1000
+
+    noop_ms = ms(noops)
+    match_ms = ms(b.wall for b in batches)
+    game_ms = ms(b.game for b in batches)
+    runner_ms = ms(b.runner for b in batches)
+    overhead = ms(b.wall - b.game for b in batches)
+    scheduling_ms = ms(b.scheduling for b in batches)
+    cpu_ms = ms(b.worker_cpu for b in batches)
+    noop_cpu_ms = ms(noop_cpus)
     print()
+    worker = (
+        "1 worker (--pool=solo), "
+        if solo
+        else f"1 worker (--pool=threads --concurrency {concurrency}), "
+        f"DATABASE_POOL_SIZE={db_pool}, "
+    )
     print(
-        f"{args.bots} house bots, {n} matches a round, 1 worker (--pool=solo), "
-        f"DATABASE_CONN_MAX_AGE={args.conn_max_age}; medians over {args.batches} batches"
+        f"{args.bots} house bots, {n} matches a round, {worker}"
+        f"DATABASE_CONN_MAX_AGE={args.conn_max_age}; medians over {args.batches} batches; "
+        f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
     print(f"  no-op task:                 {noop_ms:6.2f} ms per task")
     print(f"  run_match, whole task:      {match_ms:6.2f} ms per match")
-    print(f"  of which the game (runner): {game_ms:6.2f} ms")
+    print(f"  of which the game:          {game_ms:6.2f} ms (CPU, replayed serially)")
+    print(f"  (the runner's wall per game: {runner_ms:6.2f} ms, median; not subtracted)")
     print(
         f"  orchestration per match:    {overhead:6.2f} ms = {overhead / noop_ms:.1f}x the no-op "
         "task (target <= 5x)"
     )
     print(f"    of which scheduling the round: {scheduling_ms:6.2f} ms per match (in this process)")
+    print(
+        f"  the worker's CPU: {cpu_ms:6.2f} ms per match ({cpu_ms / match_ms:.0%} of its wall), "
+        f"{noop_cpu_ms:5.2f} ms per no-op task"
+    )
     print(f"  SQL statements per result (play_match, in process): {counts}")
     print(f"  worker log: {log}")
 
