@@ -145,8 +145,9 @@ class LeagueFormat(models.TextChoices):
 
     #: every pairing every round (n(n-1)/2 pairings): the default, for small leagues
     ROUND_ROBIN = "round_robin", "round robin"
-    #: each bot ``games_per_bot`` single games a round against the opponents whose games
-    #: tell the most (close in rating, uncertain ones first), for large leagues
+    #: each bot ``games_per_bot`` single games a round on average (half to twice that, by
+    #: how uncertain its rank is) against the opponents whose games tell the most (close
+    #: in rating, uncertain ones first), for large leagues
     INFORMATION = "information", "information matchmaking"
 
 
@@ -211,12 +212,15 @@ class League(models.Model):
     format = models.CharField(
         max_length=16, choices=LeagueFormat.choices, default=LeagueFormat.ROUND_ROBIN,
         help_text="round robin: every pairing every round, n(n-1)/2 pairings, for small "
-        "leagues; information matchmaking: each bot games-per-bot single games a round "
-        "against opponents close in rating (2 seats, independent deals), for large ones",
+        "leagues; information matchmaking: each bot games-per-bot single games a round on "
+        "average against opponents close in rating (2 seats, independent deals), for large "
+        "ones",
     )  # fmt: skip
-    #: the information format's games per bot and round (round robin ignores it)
+    #: the information format's games per bot and round, on average (round robin ignores it)
     games_per_bot = models.PositiveSmallIntegerField(
-        default=10, help_text="information matchmaking: games each bot plays a round"
+        default=10,
+        help_text="information matchmaking: a bot's games a round on average (from half to "
+        "twice this, more for a bot whose rank is less certain)",
     )
     #: pairs of games (teams swapped) per pairing per round (round robin)
     pairs_per_pairing = models.PositiveSmallIntegerField(default=1)

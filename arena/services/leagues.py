@@ -197,7 +197,7 @@ def check_format(s: LeagueSettings) -> None:
     if s.pairs_per_pairing != 1:
         raise LeagueError(
             f"{INFORMATION_SINGLE_GAMES}: pairs per pairing is a round-robin setting (set it "
-            "to 1; games per bot says how many games a bot plays a round)",
+            "to 1; games per bot says how many games a bot plays a round on average)",
             "pairs_per_pairing",
         )
 
