@@ -1,4 +1,5 @@
-"""Table rows cached one by one, by what they show, read in one cache round trip.
+"""Table rows and page sections cached one by one, by what they show, read in one cache
+round trip.
 
 After a result a table is rebuilt, but most of its rows show what they showed before:
 each row's HTML is cached under a key made of everything it shows, all of a table's rows
@@ -70,3 +71,27 @@ def cached_rows(
 
     found = rows_by_key(template, [(i, key(item)) for i, item in enumerate(rows)], render)
     return [(rows[i], html) for i, html in found]
+
+
+def cached_sections(
+    sections: Mapping[str, tuple[str, Callable[[], str]]],
+) -> dict[str, SafeString]:
+    """A page's sections, each ``name: (key, build)`` cached whole under ``key`` (which
+    must cover all it shows): one ``get_many`` for all of them, ``build()`` only for the
+    missing ones, one ``set_many`` back. The page joins the strings: a ``{% cache %}``
+    tag per section would cost a cache round trip each and a template walk around them."""
+    keys = {
+        name: f"section:v1:{name}:{hashlib.sha1(key.encode()).hexdigest()}"
+        for name, (key, _) in sections.items()
+    }
+    found = cache.get_many(list(keys.values()))
+    out: dict[str, SafeString] = {}
+    fresh: dict[str, str] = {}
+    for name, (_, build) in sections.items():
+        html = found.get(keys[name])
+        if not isinstance(html, str):
+            html = fresh[keys[name]] = build()
+        out[name] = mark_safe(html)  # noqa: S308 - our templates' own output
+    if fresh:
+        cache.set_many(fresh, timeout=ROW_TIMEOUT_S)
+    return out
