@@ -95,3 +95,10 @@ def cached_sections(
     if fresh:
         cache.set_many(fresh, timeout=ROW_TIMEOUT_S)
     return out
+
+
+def joined(rows: Iterable[tuple[Any, str]], empty: str) -> SafeString:
+    """A table body of cached rows joined here (a template loop over them costs a context
+    push and lookups per row), or ``empty`` (our own markup) when there is none."""
+    parts = [html for _, html in rows]
+    return mark_safe("\n".join(parts) if parts else empty)  # noqa: S308 - our rows' HTML

@@ -256,17 +256,23 @@ def bot(request: HttpRequest, name: str) -> HttpResponse:
             "profile": profile,
             # rows cached one by one (a result changes one opponent's record)
             "opponent_rows": SimpleLazyObject(
-                lambda: fragments.cached_rows(
-                    profile.stats.opponents if profile.stats else [],
-                    lambda o: f"{o.bot}:{o.games}:{o.wins}",
-                    "leaderboard/_opponent_row.html",
-                    {},
-                    name="o",
+                lambda: fragments.joined(
+                    fragments.cached_rows(
+                        profile.stats.opponents if profile.stats else [],
+                        lambda o: f"{o.bot}:{o.games}:{o.wins}",
+                        "leaderboard/_opponent_row.html",
+                        {},
+                        name="o",
+                    ),
+                    '<tr><td colspan="5" class="muted">No finished game yet.</td></tr>',
                 )
             ),
             # rows cached one by one
             "recent": SimpleLazyObject(
-                lambda: match_rows.recent_rows(obj.pk, bot_reads.RECENT_MATCHES)
+                lambda: fragments.joined(
+                    match_rows.recent_rows(obj.pk, bot_reads.RECENT_MATCHES),
+                    '<tr><td colspan="8" class="muted">No matches yet.</td></tr>',
+                )
             ),
             "connected": None
             if obj.kind == BotKind.HOUSE
