@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from django.core.cache import cache
@@ -49,9 +50,23 @@ def rows_by_key(
         if not isinstance(html, str):
             html = fresh[k] = made[ident]
         out.append((ident, mark_safe(html)))  # noqa: S308 - our template's own output
-    if fresh:
-        cache.set_many(fresh, timeout=ROW_TIMEOUT_S)
+    _store(fresh)
     return out
+
+
+#: rows rendered while a page's sections are built, written with the sections in one
+#: ``set_many`` (``cached_sections``) instead of one per table
+_pending: ContextVar[dict[str, str] | None] = ContextVar("fragments_pending", default=None)
+
+
+def _store(fresh: dict[str, str]) -> None:
+    if not fresh:
+        return
+    pending = _pending.get()
+    if pending is None:
+        cache.set_many(fresh, timeout=ROW_TIMEOUT_S)
+    else:
+        pending.update(fresh)
 
 
 def cached_rows(
@@ -87,13 +102,18 @@ def cached_sections(
     found = cache.get_many(list(keys.values()))
     out: dict[str, SafeString] = {}
     fresh: dict[str, str] = {}
-    for name, (_, build) in sections.items():
-        html = found.get(keys[name])
-        if not isinstance(html, str):
-            html = fresh[keys[name]] = build()
-        out[name] = mark_safe(html)  # noqa: S308 - our templates' own output
-    if fresh:
-        cache.set_many(fresh, timeout=ROW_TIMEOUT_S)
+    token = _pending.set({})
+    try:
+        for name, (_, build) in sections.items():
+            html = found.get(keys[name])
+            if not isinstance(html, str):
+                html = fresh[keys[name]] = build()
+            out[name] = mark_safe(html)  # noqa: S308 - our templates' own output
+        rows = _pending.get() or {}
+    finally:
+        _pending.reset(token)
+    # the rows the builds rendered and the sections, in one round trip
+    _store({**rows, **fresh})
     return out
 
 

@@ -46,3 +46,22 @@ def test_joined_rows_or_the_empty_markup() -> None:
     )
     empty = fragments.joined([], "<tr><td>none</td></tr>")
     assert empty == "<tr><td>none</td></tr>" and isinstance(empty, SafeString)
+
+
+def test_rows_rendered_while_sections_are_built_are_cached_with_them() -> None:
+    run = uuid.uuid4().hex
+    renders: list[int] = []
+
+    def rows() -> str:
+        def render(missing: list[int]) -> dict[int, str]:
+            renders.extend(missing)
+            return {i: f"<tr><td>{i}</td></tr>" for i in missing}
+
+        keyed = [(i, f"{run}:row:{i}") for i in (1, 2)]
+        return fragments.joined(fragments.rows_by_key("test-rows", keyed, render), "")
+
+    first = fragments.cached_sections({"table": (f"{run}:table:1", rows)})
+    assert renders == [1, 2]
+    # the section is stale, its rows are not: they were written with the first section
+    again = fragments.cached_sections({"table": (f"{run}:table:2", rows)})
+    assert renders == [1, 2] and again == first
