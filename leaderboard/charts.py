@@ -148,19 +148,20 @@ def rating_by_game_svg(
             f'text-anchor="end">{tick:.0f}</text>'
         )
         tick += step
+    # each point's coordinates formatted once (a bot page draws up to 1,000 of them)
+    xs = [f"{x(i):.1f}" for i in range(n)]
+    ys = [f"{y(v):.1f}" for v in ratings]
     if band and len(band) == n:
-        upper = " ".join(f"{x(i):.1f},{y(h):.1f}" for i, (_, h) in enumerate(band))
-        lower = " ".join(
-            f"{x(i):.1f},{y(lo_):.1f}" for i, (lo_, _) in reversed(list(enumerate(band)))
-        )
+        upper = " ".join(f"{xs[i]},{y(h):.1f}" for i, (_, h) in enumerate(band))
+        lower = " ".join(f"{xs[i]},{y(lo_):.1f}" for i, (lo_, _) in reversed(list(enumerate(band))))
         parts.append(f'<polygon class="band" points="{upper} {lower}"/>')
-    line = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(ratings))
+    line = " ".join(f"{xi},{yi}" for xi, yi in zip(xs, ys, strict=True))
     parts.append(f'<polyline class="line" fill="none" points="{line}"/>')
-    for i, v in enumerate(ratings):
-        parts.append(
-            f'<circle class="point" cx="{x(i):.1f}" cy="{y(v):.1f}" r="2.5">'
-            f"<title>game {first_game + i}: {v:.0f}</title></circle>"
-        )
+    parts.extend(
+        f'<circle class="point" cx="{xs[i]}" cy="{ys[i]}" r="2.5">'
+        f"<title>game {first_game + i}: {v:.0f}</title></circle>"
+        for i, v in enumerate(ratings)
+    )
     for i, anchor in ((0, "start"), (n - 1, "end")):
         parts.append(
             f'<text class="axis" x="{x(i):.1f}" y="{HEIGHT - 8}" text-anchor="{anchor}">'

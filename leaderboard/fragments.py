@@ -1,4 +1,5 @@
-"""Table rows cached one by one, by what they show, read in one cache round trip.
+"""Table rows and page sections cached one by one, by what they show, read in one cache
+round trip.
 
 After a result a table is rebuilt, but most of its rows show what they showed before:
 each row's HTML is cached under a key made of everything it shows, all of a table's rows
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from django.core.cache import cache
@@ -48,9 +50,23 @@ def rows_by_key(
         if not isinstance(html, str):
             html = fresh[k] = made[ident]
         out.append((ident, mark_safe(html)))  # noqa: S308 - our template's own output
-    if fresh:
-        cache.set_many(fresh, timeout=ROW_TIMEOUT_S)
+    _store(fresh)
     return out
+
+
+#: rows rendered while a page's sections are built, written with the sections in one
+#: ``set_many`` (``cached_sections``) instead of one per table
+_pending: ContextVar[dict[str, str] | None] = ContextVar("fragments_pending", default=None)
+
+
+def _store(fresh: dict[str, str]) -> None:
+    if not fresh:
+        return
+    pending = _pending.get()
+    if pending is None:
+        cache.set_many(fresh, timeout=ROW_TIMEOUT_S)
+    else:
+        pending.update(fresh)
 
 
 def cached_rows(
@@ -70,3 +86,39 @@ def cached_rows(
 
     found = rows_by_key(template, [(i, key(item)) for i, item in enumerate(rows)], render)
     return [(rows[i], html) for i, html in found]
+
+
+def cached_sections(
+    sections: Mapping[str, tuple[str, Callable[[], str]]],
+) -> dict[str, SafeString]:
+    """A page's sections, each ``name: (key, build)`` cached whole under ``key`` (which
+    must cover all it shows): one ``get_many`` for all of them, ``build()`` only for the
+    missing ones, one ``set_many`` back. The page joins the strings: a ``{% cache %}``
+    tag per section would cost a cache round trip each and a template walk around them."""
+    keys = {
+        name: f"section:v1:{name}:{hashlib.sha1(key.encode()).hexdigest()}"
+        for name, (key, _) in sections.items()
+    }
+    found = cache.get_many(list(keys.values()))
+    out: dict[str, SafeString] = {}
+    fresh: dict[str, str] = {}
+    token = _pending.set({})
+    try:
+        for name, (_, build) in sections.items():
+            html = found.get(keys[name])
+            if not isinstance(html, str):
+                html = fresh[keys[name]] = build()
+            out[name] = mark_safe(html)  # noqa: S308 - our templates' own output
+        rows = _pending.get() or {}
+    finally:
+        _pending.reset(token)
+    # the rows the builds rendered and the sections, in one round trip
+    _store({**rows, **fresh})
+    return out
+
+
+def joined(rows: Iterable[tuple[Any, str]], empty: str) -> SafeString:
+    """A table body of cached rows joined here (a template loop over them costs a context
+    push and lookups per row), or ``empty`` (our own markup) when there is none."""
+    parts = [html for _, html in rows]
+    return mark_safe("\n".join(parts) if parts else empty)  # noqa: S308 - our rows' HTML

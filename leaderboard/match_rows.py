@@ -27,7 +27,10 @@ from leaderboard.replays import EMBARGO_PARAMS, WITHHELD_SQL
 TEMPLATE = "leaderboard/_match_row.html"
 
 
-def row_key(pk: int, status: str, withheld: bool, show_league: bool, done: datetime | None) -> str:
+def row_key(
+    pk: int, status: str, withheld: bool, show_league: bool, done: datetime | str | None
+) -> str:
+    """What a match row shows (``done``: its finished time, as a datetime or as text)."""
     return f"{pk}:{status}:{withheld}:{show_league}:{done}"
 
 
@@ -96,8 +99,10 @@ def _round_matches(round_id: int) -> dict[int, list[tuple[Any, ...]]]:
     """The round's matches with their seats and whether each is withheld, in one
     statement: each match's rows (one per seat), by id."""
     t = {m.__name__: m._meta.db_table for m in (Match, Round, Participation, Bot)}
+    # finished_at as text: it keys every row, but only a row rendered shows it (and the
+    # driver's timestamp parsing, in Python, costs more per row than the statement)
     sql = (
-        "SELECT m.id, m.status, m.finished_at, "
+        "SELECT m.id, m.status, m.finished_at::text, "
         f" {WITHHELD_SQL}, m.winner_team, m.end_reason, r.number, p.team, p.won, b.name,"
         " p.fault_cause"
         f" FROM {t['Match']} m JOIN {t['Round']} r ON r.id = m.round_id"
@@ -123,8 +128,9 @@ def _row_match(rows: list[tuple[Any, ...]]) -> RowMatch:
         for *_, team, won, name, fault in rows
         if team is not None
     ]
+    finished = datetime.fromisoformat(done) if done else None
     return RowMatch(
-        pk, status, None if hidden else winner, "" if hidden else reason, done,
+        pk, status, None if hidden else winner, "" if hidden else reason, finished,
         _Number(number), _Seats(seats),
     )  # fmt: skip
 

@@ -9,6 +9,7 @@ from typing import Any, cast
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.functional import SimpleLazyObject
 from django.utils.safestring import SafeString, mark_safe
@@ -168,34 +169,58 @@ def league(request: HttpRequest, slug: str) -> HttpResponse:
             return mark_safe('<tr><td colspan="8" class="muted">No matches.</td></tr>')
         return mark_safe("\n".join(html for _, html in rows))  # noqa: S308 - our rows
 
+    grouped = key == "rank" and not descending
+
+    def standings_html() -> str:
+        return render_to_string(
+            "leaderboard/_league_standings.html",
+            {
+                "standings": standings,
+                "columns": _sort_columns(key, descending, sort),
+                "provisional_games": league_reads.PROVISIONAL_GAMES,
+                # rows cached one by one
+                "standing_rows": _standing_rows(obj, standings, grouped),
+            },
+        )
+
+    def crosstable_html() -> str:
+        table = league_reads.league_crosstable(obj, standings, versions.crosstable)
+        return render_to_string(
+            "leaderboard/_league_crosstable.html", {"league": obj, "crosstable": table}
+        )
+
+    def rounds_html() -> str:
+        shown = shown_round()
+        return render_to_string(
+            "leaderboard/_league_rounds.html",
+            {
+                "rounds": rounds,
+                "shown_round": shown,
+                # both tables' rows cached one by one (a result changes its round's
+                # counts and its match's row only)
+                "round_table": _round_table(rounds, shown) if rounds else "",
+                "round_matches": round_matches() if shown is not None else "",
+            },
+        )
+
+    # Each section is cached whole under what it shows (one get_many for the three) and
+    # rendered on its own only when stale; the page template joins three strings.
+    sections = fragments.cached_sections(
+        {
+            "standings": (f"{obj.pk}:{version}:{key}:{descending}", standings_html),
+            "crosstable": (f"{obj.pk}:{versions.crosstable}", crosstable_html),
+            "rounds": (f"{obj.pk}:{versions.rounds}:{round_param}", rounds_html),
+        }
+    )
     next_round, schedule_note = league_reads.next_round_at(obj)
     return render(
         request,
         "leaderboard/league.html",
         {
             "league": obj,
-            "standings": standings,
-            "version": version,
-            # computed only if its cached fragment is stale
-            "crosstable": SimpleLazyObject(
-                lambda: league_reads.league_crosstable(obj, standings, versions.crosstable)
-            ),
-            "crosstable_version": versions.crosstable,
-            # rows cached one by one (read only when the standings fragment is stale)
-            "standing_rows": SimpleLazyObject(
-                lambda: _standing_rows(obj, standings, key == "rank" and not descending)
-            ),
-            "rounds": rounds,
-            "shown_round": SimpleLazyObject(shown_round),
-            "round_matches": SimpleLazyObject(round_matches),
-            # rows cached one by one (a result changes its round's counts only)
-            "round_table": SimpleLazyObject(lambda: _round_table(rounds, shown_round())),
-            "round_param": round_param,
-            "rounds_version": versions.rounds,
-            "sort_key": key,
-            "sort_desc": descending,
-            "columns": _sort_columns(key, descending, sort),
-            "provisional_games": league_reads.PROVISIONAL_GAMES,
+            "standings_section": sections["standings"],
+            "crosstable_section": sections["crosstable"],
+            "rounds_section": sections["rounds"],
             "next_round": next_round,
             "schedule_note": schedule_note,
         },
@@ -231,17 +256,23 @@ def bot(request: HttpRequest, name: str) -> HttpResponse:
             "profile": profile,
             # rows cached one by one (a result changes one opponent's record)
             "opponent_rows": SimpleLazyObject(
-                lambda: fragments.cached_rows(
-                    profile.stats.opponents if profile.stats else [],
-                    lambda o: f"{o.bot}:{o.games}:{o.wins}",
-                    "leaderboard/_opponent_row.html",
-                    {},
-                    name="o",
+                lambda: fragments.joined(
+                    fragments.cached_rows(
+                        profile.stats.opponents if profile.stats else [],
+                        lambda o: f"{o.bot}:{o.games}:{o.wins}",
+                        "leaderboard/_opponent_row.html",
+                        {},
+                        name="o",
+                    ),
+                    '<tr><td colspan="5" class="muted">No finished game yet.</td></tr>',
                 )
             ),
             # rows cached one by one
             "recent": SimpleLazyObject(
-                lambda: match_rows.recent_rows(obj.pk, bot_reads.RECENT_MATCHES)
+                lambda: fragments.joined(
+                    match_rows.recent_rows(obj.pk, bot_reads.RECENT_MATCHES),
+                    '<tr><td colspan="8" class="muted">No matches yet.</td></tr>',
+                )
             ),
             "connected": None
             if obj.kind == BotKind.HOUSE
