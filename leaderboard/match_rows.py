@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.db import connection
@@ -102,7 +102,7 @@ def _round_matches(round_id: int) -> dict[int, list[tuple[Any, ...]]]:
     # finished_at as text: it keys every row, but only a row rendered shows it (and the
     # driver's timestamp parsing, in Python, costs more per row than the statement)
     sql = (
-        "SELECT m.id, m.status, m.finished_at::text, "
+        "SELECT m.id, m.status, CAST(m.finished_at AS TEXT), "
         f" {WITHHELD_SQL}, m.winner_team, m.end_reason, r.number, p.team, p.won, b.name,"
         " p.fault_cause"
         f" FROM {t['Match']} m JOIN {t['Round']} r ON r.id = m.round_id"
@@ -119,6 +119,13 @@ def _round_matches(round_id: int) -> dict[int, list[tuple[Any, ...]]]:
     return out
 
 
+def _when(text: str) -> datetime:
+    """A timestamp read as text: PostgreSQL's carries its offset, SQLite's (Django stores
+    UTC there, without one) does not."""
+    when = datetime.fromisoformat(text)
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
 def _row_match(rows: list[tuple[Any, ...]]) -> RowMatch:
     """A match of ``_round_matches``, withheld or not: a withheld match's result is
     blanked as ``replays.withhold`` does (no winner, no seat's outcome or fault)."""
@@ -128,7 +135,7 @@ def _row_match(rows: list[tuple[Any, ...]]) -> RowMatch:
         for *_, team, won, name, fault in rows
         if team is not None
     ]
-    finished = datetime.fromisoformat(done) if done else None
+    finished = _when(done) if done else None
     return RowMatch(
         pk, status, None if hidden else winner, "" if hidden else reason, finished,
         _Number(number), _Seats(seats),

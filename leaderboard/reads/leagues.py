@@ -353,27 +353,29 @@ class RoundSummary:
 
 def recent_rounds(league: League, limit: int = RECENT_ROUNDS) -> list[RoundSummary]:
     """The latest rounds with their match counts, in one statement: the rounds shown are
-    taken first (walking the unique index (league, number) backwards) and each one's
-    matches counted once (a lateral join on ``round_id``), where a grouped join would
-    count every round of the league."""
-    match = Match._meta.db_table
+    taken first (walking the unique index (league, number) backwards) and only their
+    matches counted (grouped on ``round_id``), where a join over the league would count
+    every round of it. Plain SQL both PostgreSQL and SQLite (the embedded mode) run."""
+    match, rounds = Match._meta.db_table, Round._meta.db_table
+    shown = f"SELECT id FROM {rounds} WHERE league_id = %s ORDER BY number DESC LIMIT %s"
     sql = (
-        "SELECT r.*, c.c_n, c.c_finished, c.c_live, c.c_over FROM"
-        f" (SELECT * FROM {Round._meta.db_table} WHERE league_id = %s"
-        "   ORDER BY number DESC LIMIT %s) r"
-        " CROSS JOIN LATERAL (SELECT COUNT(*) AS c_n,"
-        "   COUNT(*) FILTER (WHERE m.status = %s) AS c_finished,"
-        "   COUNT(*) FILTER (WHERE m.status = %s) AS c_live,"
-        "   COUNT(*) FILTER (WHERE m.status IN (%s, %s)) AS c_over"
-        f"   FROM {match} m WHERE m.round_id = r.id) c"
+        "SELECT r.*, COALESCE(c.c_n, 0) AS c_n, COALESCE(c.c_finished, 0) AS c_finished,"
+        " COALESCE(c.c_live, 0) AS c_live, COALESCE(c.c_over, 0) AS c_over"
+        f" FROM {rounds} r LEFT JOIN (SELECT m.round_id, COUNT(*) AS c_n,"
+        "   SUM(CASE WHEN m.status = %s THEN 1 ELSE 0 END) AS c_finished,"
+        "   SUM(CASE WHEN m.status = %s THEN 1 ELSE 0 END) AS c_live,"
+        "   SUM(CASE WHEN m.status IN (%s, %s) THEN 1 ELSE 0 END) AS c_over"
+        f"   FROM {match} m WHERE m.round_id IN ({shown}) GROUP BY m.round_id) c"
+        " ON c.round_id = r.id"
+        f" WHERE r.id IN ({shown})"
         " ORDER BY r.number DESC"
     )
     params = [
-        league.pk, limit, MatchStatus.FINISHED, MatchStatus.RUNNING, MatchStatus.FINISHED,
-        MatchStatus.VOID,
+        MatchStatus.FINISHED, MatchStatus.RUNNING, MatchStatus.FINISHED, MatchStatus.VOID,
+        league.pk, limit, league.pk, limit,
     ]  # fmt: skip
     return [
-        RoundSummary(r, *(getattr(r, f"c_{k}") for k in ("n", "finished", "live", "over")))
+        RoundSummary(r, *(int(getattr(r, f"c_{k}")) for k in ("n", "finished", "live", "over")))
         for r in Round.objects.raw(sql, params)
     ]
 
