@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db import transaction
@@ -25,6 +25,7 @@ from arena.ratings.models import (
     VersionFit,
     VersionRating,
 )
+from arena.ratings.reports import CheckReport
 
 logger = logging.getLogger(__name__)
 
@@ -42,27 +43,12 @@ class _Tally:
 
 
 @dataclass
-class RecomputeReport:
-    league: str
+class RecomputeReport(CheckReport):
     matches: int = 0
     rated: int = 0
-    #: human-readable differences between the stored and the recomputed values
-    mismatches: list[str] = field(default_factory=list)
-    fixed: bool = False
 
-    @property
-    def exact(self) -> bool:
-        return not self.mismatches
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "league": self.league,
-            "matches": self.matches,
-            "rated": self.rated,
-            "exact": self.exact,
-            "mismatches": self.mismatches[:100],
-            "fixed": self.fixed,
-        }
+    def counts(self) -> dict[str, object]:
+        return {"matches": self.matches, "rated": self.rated}
 
 
 def recompute_ratings(league_id: int, *, fix: bool = False) -> RecomputeReport:

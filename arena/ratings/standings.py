@@ -24,13 +24,14 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db import transaction
 
 from arena.models import DealMode, League, Match, MatchEndReason, MatchStatus, Participation
 from arena.ratings.models import START_RATING, LiveRating
+from arena.ratings.reports import CheckReport
 
 logger = logging.getLogger(__name__)
 
@@ -122,22 +123,12 @@ def do_release_partner(league: League, partner: Match) -> None:
 
 
 @dataclass
-class StandingsReport:
-    league: str
+class StandingsReport(CheckReport):
     released: int = 0
     withheld: int = 0
-    mismatches: list[str] = field(default_factory=list)
-    fixed: bool = False
 
-    @property
-    def exact(self) -> bool:
-        return not self.mismatches
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "league": self.league, "released": self.released, "withheld": self.withheld,
-            "exact": self.exact, "mismatches": self.mismatches[:100], "fixed": self.fixed,
-        }  # fmt: skip
+    def counts(self) -> dict[str, object]:
+        return {"released": self.released, "withheld": self.withheld}
 
 
 def withheld_matches(league: League) -> set[int]:
