@@ -32,14 +32,6 @@ def update_rows(rows: Sequence[Model], fields: Sequence[str]) -> int:
         assert isinstance(f, Field), f"{name} is not a concrete field"
         columns.append(f)
     quote = connection.ops.quote_name
-    # PostgreSQL types the columns of a VALUES list from its first row, and parameters
-    # arrive untyped: cast each to its column's type. SQLite takes the values as bound.
-    cast = connection.vendor == "postgresql"
-    row_sql = (
-        "("
-        + ", ".join(f"CAST(%s AS {f.db_type(connection)})" if cast else "%s" for f in columns)
-        + ")"
-    )
     params: list[Any] = []
     for row in rows:
         assert type(row) is model, "update_rows takes rows of one model"
@@ -48,9 +40,23 @@ def update_rows(rows: Sequence[Model], fields: Sequence[str]) -> int:
     table = quote(meta.db_table)
     sets = ", ".join(f"{quote(f.column)} = v.column{i}" for i, f in enumerate(columns[1:], start=2))
     sql = (
-        f"UPDATE {table} SET {sets} FROM (VALUES {', '.join([row_sql] * len(rows))}) AS v"
+        f"UPDATE {table} SET {sets} FROM {values_sql(columns, len(rows))}"
         f" WHERE {table}.{quote(pk.column)} = v.column1"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.rowcount
+
+
+def values_sql(columns: Sequence[Field[Any, Any]], rows: int) -> str:
+    """``(VALUES (...), ...) AS v``: ``rows`` rows of one parameter per column, typed as
+    ``columns`` (its columns are ``v.column1``, ``v.column2``... on both databases).
+    PostgreSQL types the columns of a VALUES list from its first row, and parameters
+    arrive untyped: each is cast to its column's type. SQLite takes the values as bound."""
+    cast = connection.vendor == "postgresql"
+    row_sql = (
+        "("
+        + ", ".join(f"CAST(%s AS {f.db_type(connection)})" if cast else "%s" for f in columns)
+        + ")"
+    )
+    return f"(VALUES {', '.join([row_sql] * rows)}) AS v"
