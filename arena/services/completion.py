@@ -3,8 +3,9 @@
 The hot path does not count the round's matches. The scheduler sets
 ``Round.pending_matches`` to the number of matches it made (``add_pending_matches``, in the
 transaction that makes them), and each match that ends (a result, a void) takes one off
-in its own transaction (``do_match_over``): one ``UPDATE ... RETURNING`` on the round row,
-which also marks the round complete when it reaches zero. A re-queued attempt changes
+in its own transaction (``do_matches_over``: one ``UPDATE ... RETURNING`` on the round
+rows of a batch of results, each taken off by its matches in the batch), which also marks
+a round complete when it reaches zero. A re-queued attempt changes
 nothing (its match is still pending). Since the decrement commits or rolls back with the
 result, a crash cannot lose or double it.
 
