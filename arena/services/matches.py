@@ -59,6 +59,7 @@ from arena.services.claims import (
     Claim,
     LeaseHeartbeat,
     PlayOutcome,
+    do_claim_match,  # noqa: F401 - re-exported: callers claim one match through this module
     do_claim_matches,
     do_retry_no_show,
     do_void_attempt,
@@ -139,6 +140,8 @@ def play_matches(
         for claim in claims:
             held.enter_context(LeaseHeartbeat(claim))
         played = Played.load_many([c.match_id for c in claims])
+        # a fresh attempt starts a fresh list of live decisions: an earlier one's dropped
+        live.forget_many(c.match_id for c in claims)
         ready: list[Finished] = []
         try:
             for claim in claims:
@@ -150,8 +153,8 @@ def play_matches(
             for f, end in zip(ready, do_finish_matches(ready), strict=True):
                 ends[f.claim.match_id] = end
         finally:
-            for f in ready:
-                live.forget(f.claim.match_id)  # the replay (or nothing, if void) serves it now
+            # the replays (or nothing, if void) serve them from now on
+            live.forget_many(f.claim.match_id for f in ready)
     return [ends[m] for m in match_ids]
 
 
@@ -200,7 +203,9 @@ def _play_claimed(
                 time_control=TimeControl(league.decision_ms, league.bank_ms),
                 policy=policy,
                 connect_grace_s=league.connect_grace_ms / 1000,
-                on_decision=live.publisher(match.pk, HOUSE_LIVE_EVERY_S if house_only else 0.0),
+                on_decision=live.publisher(
+                    match.pk, HOUSE_LIVE_EVERY_S if house_only else 0.0, clear=False
+                ),
                 reconnect_grace_s=league.reconnect_grace_ms / 1000,
             )
     except Exception as exc:  # noqa: BLE001 - whatever failed, it was not a bot's fault

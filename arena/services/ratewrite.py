@@ -18,7 +18,7 @@ from arena.models import League, Match, MatchEndReason, Participation
 from arena.ratings import standings, versions
 from arena.ratings.ledger import ZeroSumViolation, match_changes
 from arena.ratings.models import LiveRating, RatedMatch
-from arena.services.rowwrites import update_rows
+from arena.services.rowwrites import insert_rows, update_rows
 
 logger = logging.getLogger(__name__)
 
@@ -67,7 +67,7 @@ def apply_ratings(batch: Sequence[Rated]) -> None:
         league = r.match.league
         if _apply(r, league, by_league[league.pk]):
             ledger.append(RatedMatch(league=league, match=r.match, k_factor=league.k_factor))
-    RatedMatch.objects.bulk_create(ledger)
+    insert_rows(ledger)
     update_rows(
         sorted(rows.values(), key=lambda row: row.pk),
         ["rating", "games", "wins", "losses", "forfeits", "updated_at", *standings.SHOWN_FIELDS],

@@ -32,7 +32,7 @@ from arena.services import analytics
 from arena.services.claims import Claim, PlayOutcome, do_void_attempt
 from arena.services.completion import do_complete_round_if_done, do_matches_over
 from arena.services.ratewrite import Rated, apply_ratings
-from arena.services.rowwrites import update_rows, values_sql
+from arena.services.rowwrites import insert_rows, update_rows, values_sql
 
 logger = logging.getLogger(__name__)
 
@@ -282,7 +282,7 @@ def _write(batch: Sequence[Finished]) -> dict[int, PlayOutcome]:
             ends[match.pk] = PlayOutcome.FINISHED if final is not None else PlayOutcome.VOID
         apply_ratings(rated)  # in the batch's order
         update_rows([p for f in written for p in f.played.parts], PARTICIPATION_RESULT_FIELDS)
-        MatchReplay.objects.bulk_create(
+        insert_rows(
             [
                 MatchReplay(match=f.played.match, record=f.outcome.replay_json(),
                             report=f.outcome.to_json())
