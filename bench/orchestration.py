@@ -34,7 +34,11 @@ sides. Both sides' wall time includes sending their messages (the no-op tasks on
 the matches on the round's commit); the match side's also includes scheduling the round
 (``do_schedule_round`` in this process), shown on its own line ("of which scheduling").
 Before the batches, the worker runs 20 no-op tasks and plays one small round, unmeasured,
-so that no batch pays for the worker's first imports and connections.
+so that no batch pays for the worker's first imports and connections, and the bench
+``ANALYZE``s its database: the PostgreSQL of this machine runs with autovacuum off, so
+the tables the bench fills would otherwise have no statistics at all (a deployed server's
+autovacuum keeps them), and the planner would read a chunk's seats by hashing every match
+of the database.
 """
 
 from __future__ import annotations
@@ -283,6 +287,8 @@ def main() -> None:
         parser.error("--pool solo plays one match at a time")
     counts = statements_per_result(args.bots)
     chunks = statements_per_chunk(args.bots)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")  # see the module doc
     r = redis.Redis.from_url(os.environ["REDIS_URL"])
     proc, log = start_worker(args.conn_max_age, args.pool, concurrency, db_pool)
     noops: list[float] = []
