@@ -80,6 +80,20 @@ def enqueue_matches(match_ids: list[int]) -> None:
     transaction.on_commit(lambda: dispatcher().run_matches(ids))
 
 
+def enqueue_round(match_ids: list[int], *, house_only: bool) -> None:
+    """Send a round's matches once the current transaction commits: a round of house bots
+    only as chunks of ``ARENA_MATCH_CHUNK`` (in the given order: each chunk's results are
+    written in one batch), any other round a match at a time (a remote bot's game waits on
+    the bot: a chunk would hold the others' results behind it)."""
+    chunk = settings.ARENA_MATCH_CHUNK
+    if house_only and chunk > 1:
+        for i in range(0, len(match_ids), chunk):
+            enqueue_matches(match_ids[i : i + chunk])
+        return
+    for match_id in match_ids:
+        enqueue_match(match_id)
+
+
 def enqueue_fit(league_id: int) -> None:
     """Refit the league's batch ratings once the current transaction commits."""
     transaction.on_commit(lambda: dispatcher().fit_ratings(league_id))

@@ -330,6 +330,11 @@ def active_entries(league: League) -> list[Entry]:
     )
 
 
+def house_only(entries: Iterable[Entry]) -> bool:
+    """Whether a round of these entries plays house bots only (sent in chunks)."""
+    return all(e.bot.kind == BotKind.HOUSE for e in entries)
+
+
 def check_can_schedule(league: League) -> list[Entry]:
     """The entries of the next round, or a clear refusal."""
     if league.status != LeagueStatus.ACTIVE:

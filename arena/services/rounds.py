@@ -16,9 +16,8 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from arena.deals import new_seed
-from arena.dispatch import dispatcher, enqueue_match, enqueue_matches
+from arena.dispatch import dispatcher, enqueue_match, enqueue_round
 from arena.models import (
-    BotKind,
     DealMode,
     Entry,
     League,
@@ -31,7 +30,7 @@ from arena.models import (
 )
 from arena.scheduling import Pairing, meetings, pair_games, round_pairings
 from arena.services.completion import do_complete_round_if_done
-from arena.services.leagues import LeagueError, check_can_schedule
+from arena.services.leagues import LeagueError, check_can_schedule, house_only
 from arena.services.matchmade import OnBatch, do_write_round
 
 logger = logging.getLogger(__name__)
@@ -187,23 +186,9 @@ def _schedule_round_robin(
     )
     rnd.scheduled_matches = rnd.pending_matches = len(matches)
     if enqueue:
-        _enqueue_round(matches, entries)
+        enqueue_round([m.pk for m in matches], house_only=house_only(entries))
     logger.info("league %s: round %d scheduled, %d matches", league.name, number, len(matches))
     return Scheduled(rnd, True, [m.pk for m in matches], 1, len(matches) + len(participations))
-
-
-def _enqueue_round(matches: list[Match], entries: list[Entry]) -> None:
-    """Send the round's matches on commit: a round of house bots only as chunks of
-    ``ARENA_MATCH_CHUNK`` (in queue order: each chunk's results are written in one
-    batch), any other match on its own (a remote bot's game waits on the bot: a chunk
-    would hold the others' results behind it)."""
-    chunk = settings.ARENA_MATCH_CHUNK
-    if chunk > 1 and all(e.bot.kind == BotKind.HOUSE for e in entries):
-        for i in range(0, len(matches), chunk):
-            enqueue_matches([m.pk for m in matches[i : i + chunk]])
-        return
-    for match in matches:
-        enqueue_match(match.pk)
 
 
 # ------------------------------------------------------------------ the periodic job
