@@ -66,7 +66,8 @@ from arena.services.claims import (
     worker_id,
 )
 from arena.services.leagues import check_fault_policy
-from arena.services.results import Finished, Played, do_finish_matches
+from arena.services.results import Finished, Played
+from arena.services.resultwriter import write_results
 from referee import GameConfig, Mode
 from referee.config import RULESETS
 
@@ -126,8 +127,10 @@ def play_matches(
     """An attempt at each of the matches (the ``arena.run_matches`` task: a chunk of a
     round of house bots), one after the other, their results written together: claimed in
     one statement, their seats read in one, each game played, then the results written as
-    one batch (``do_finish_matches``). Each match keeps its own claim, lease and end: a
-    game that fails voids its own attempt only. The outcomes in ``match_ids``' order."""
+    one batch (``do_finish_matches``; in a threads pool with the other threads' results
+    that are ready at the same time, ``arena.services.resultwriter``). Each match keeps its
+    own claim, lease and end: a game that fails voids its own attempt only. The outcomes
+    in ``match_ids``' order."""
     claims = do_claim_matches(match_ids, worker or worker_id())
     ends = dict.fromkeys(match_ids, PlayOutcome.SKIPPED)
     if not claims:
@@ -150,7 +153,7 @@ def play_matches(
                     ready.append(end)
                 else:
                     ends[claim.match_id] = end
-            for f, end in zip(ready, do_finish_matches(ready), strict=True):
+            for f, end in zip(ready, write_results(ready), strict=True):
                 ends[f.claim.match_id] = end
         finally:
             # the replays (or nothing, if void) serve them from now on

@@ -1,14 +1,16 @@
 """Results written in batches (``do_finish_matches``, ``play_matches``): a batch gives
 the ratings that writing its results one by one gives, drops only a match whose lease
 was lost, falls back to one by one when its transaction fails, and completes a round
-once. Real PostgreSQL; the games are real house games."""
+once; a threads pool's results that arrive together are written together. Real
+PostgreSQL; the games are real house games."""
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -19,7 +21,9 @@ from arena.ratings.services import recompute_ratings
 from arena.services.claims import Claim, PlayOutcome, do_claim_match, do_claim_matches
 from arena.services.matches import _play_claimed, play_match, play_matches
 from arena.services.results import Finished, Played, do_finish_matches
+from arena.services.resultwriter import ResultWriter
 from arena.services.rounds import do_schedule_round
+from tests.leagues.conftest import wait_for
 from tests.leagues.factory import assert_rated_once, house_league, rating_total
 
 pytestmark = pytest.mark.services
@@ -190,3 +194,56 @@ def test_a_batch_completes_each_of_its_rounds_once() -> None:
     for league in (one, two):
         assert_rated_once(league)
         assert recompute_ratings(league.pk).exact
+
+
+@pytest.mark.django_db(transaction=True)
+def test_results_that_arrive_while_a_batch_is_written_are_written_together() -> None:
+    """A threads pool's writer (``ResultWriter``): while one thread's result is being
+    written (held here at the round row, locked by the test), three more threads' results
+    arrive; they wait, and are written as one batch once the first is done."""
+    league = house_league("Writer", ["random", "greedy", "random"])
+    rnd, ids = _round(league)
+    finished = _played(do_claim_matches(ids[:4], "w1"))
+    writer = ResultWriter()
+    ends: dict[int, list[PlayOutcome]] = {}
+
+    def write(i: int) -> None:
+        try:
+            ends[i] = writer.write([finished[i]])
+        finally:
+            connection.close()
+
+    def waiting_threads() -> int:
+        with writer._lock:
+            return sum(len(t.results) for t in writer._waiting)
+
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(4)]
+    with transaction.atomic():
+        Round.objects.select_for_update().get(pk=rnd.pk)
+        threads[0].start()
+        wait_for(lambda: _blocked_on_a_lock() > 0, 30, "the first batch to wait for the round")
+        for t in threads[1:]:
+            t.start()
+        wait_for(lambda: waiting_threads() == 3, 30, "three results to wait for the writer")
+    for t in threads:
+        t.join(60)
+        assert not t.is_alive()
+    assert writer.batches == [1, 3]
+    assert [ends[i] for i in range(4)] == [[PlayOutcome.FINISHED]] * 4
+    assert RatedMatch.objects.filter(match_id__in=ids[:4]).count() == 4
+    assert play_matches(ids[4:]) == [PlayOutcome.FINISHED] * len(ids[4:])
+    assert_rated_once(league)
+    assert recompute_ratings(league.pk).exact
+    rnd.refresh_from_db()
+    assert (rnd.status, rnd.pending_matches) == (RoundStatus.COMPLETE, 0)
+
+
+def _blocked_on_a_lock() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")  # else one snapshot per transaction
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        row = cursor.fetchone()
+    return int(row[0]) if row else 0
