@@ -50,6 +50,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
@@ -357,8 +358,9 @@ def main() -> None:
     if chunks:
         print(
             f"  SQL statements per chunk of ARENA_MATCH_CHUNK={settings.ARENA_MATCH_CHUNK} "
-            f"(play_matches, in process; matches: statements): "
-            f"{', '.join(f'{k}: {q}' for k, q in chunks)}; per match "
+            f"(play_matches, in process; matches: statements x chunks): "
+            f"{', '.join(f'{k}: {q} x{n}' for (k, q), n in sorted(Counter(chunks).items()))}; "
+            f"per match "
             f"{sum(q for _, q in chunks) / sum(k for k, _ in chunks):.2f}"
         )
     else:

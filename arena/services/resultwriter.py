@@ -23,6 +23,8 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from django.db import connection
+
 from arena.services.claims import PlayOutcome
 from arena.services.results import Finished, do_finish_matches
 
@@ -102,8 +104,9 @@ _writer = ResultWriter()
 
 def write_results(results: Sequence[Finished]) -> list[PlayOutcome]:
     """Write a thread's results: at once in a process's main thread (Celery's solo and
-    prefork pools play one task at a time there: nothing to group with), else through the
-    process's ``ResultWriter``."""
-    if threading.current_thread() is threading.main_thread():
+    prefork pools play one task at a time there: nothing to group with) or inside a
+    transaction of the caller's (whose locks another thread's batch might wait for while
+    this one waited for it), else through the process's ``ResultWriter``."""
+    if threading.current_thread() is threading.main_thread() or connection.in_atomic_block:
         return do_finish_matches(results)
     return _writer.write(results)
