@@ -1,6 +1,7 @@
 """The dispatch port: how the competition domain hands work to whoever runs it.
 
-Domain services never import Celery. They call ``enqueue_match`` / ``enqueue_fit`` /
+Domain services never import Celery. They call ``enqueue_match`` / ``enqueue_matches`` /
+``enqueue_fit`` /
 ``enqueue_version_test`` here, which hand the work, once the current transaction commits,
 to the dispatcher named by ``settings.ARENA_DISPATCHER``:
 
@@ -27,8 +28,8 @@ from django.utils.module_loading import import_string
 class BrokerView:
     """What the broker holds for the matches, seen by the reaper (``do_reap``)."""
 
-    #: matches with a ``run_match`` message waiting in the queue, or delivered to a worker
-    #: that is still to start it (an ETA in the future, or delivered recently)
+    #: matches with a ``run_match`` (or ``run_matches``) message waiting in the queue, or
+    #: delivered to a worker that is still to start it (an ETA in the future, or delivered recently)
     held: frozenset[int]
     #: the broker came back without its data since the last look (its epoch key is gone):
     #: every queued match it does not hold was lost
@@ -41,6 +42,10 @@ class Dispatcher(Protocol):
 
     def run_match(self, match_id: int, countdown: float | None = None) -> None:
         """Play (an attempt of) the match, after ``countdown`` seconds if given."""
+
+    def run_matches(self, match_ids: list[int]) -> None:
+        """Play (an attempt of) each of the matches, one after the other in one task, their
+        results written together (a chunk of a round of house bots)."""
 
     def fit_ratings(self, league_id: int) -> None:
         """Refit the league's batch ratings."""
@@ -67,6 +72,26 @@ def dispatcher() -> Dispatcher:
 def enqueue_match(match_id: int, countdown: float | None = None) -> None:
     """Play the match once the current transaction commits."""
     transaction.on_commit(lambda: dispatcher().run_match(match_id, countdown))
+
+
+def enqueue_matches(match_ids: list[int]) -> None:
+    """Play the matches, as one chunk, once the current transaction commits."""
+    ids = list(match_ids)
+    transaction.on_commit(lambda: dispatcher().run_matches(ids))
+
+
+def enqueue_round(match_ids: list[int], *, house_only: bool) -> None:
+    """Send a round's matches once the current transaction commits: a round of house bots
+    only as chunks of ``ARENA_MATCH_CHUNK`` (in the given order: each chunk's results are
+    written in one batch), any other round a match at a time (a remote bot's game waits on
+    the bot: a chunk would hold the others' results behind it)."""
+    chunk = settings.ARENA_MATCH_CHUNK
+    if house_only and chunk > 1:
+        for i in range(0, len(match_ids), chunk):
+            enqueue_matches(match_ids[i : i + chunk])
+        return
+    for match_id in match_ids:
+        enqueue_match(match_id)
 
 
 def enqueue_fit(league_id: int) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from arena.dispatch import BrokerView
 from arena.ratings.services import fit_batch_ratings
-from arena.services.matches import play_match
+from arena.services.matches import play_match, play_matches
 
 
 class InProcessDispatcher:
@@ -20,6 +20,9 @@ class InProcessDispatcher:
         if countdown:
             return
         play_match(match_id)
+
+    def run_matches(self, match_ids: list[int]) -> None:
+        play_matches(match_ids)
 
     def fit_ratings(self, league_id: int) -> None:
         fit_batch_ratings(league_id)

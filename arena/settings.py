@@ -229,6 +229,10 @@ ARENA_ROUND_CONCURRENCY = env_int("ARENA_ROUND_CONCURRENCY", default=4, minimum=
 #: matches an information-format round writes per transaction (with their participations:
 #: three rows each); a round of 1,000 bots x 10 games is 5 such transactions
 ARENA_SCHEDULE_BATCH = env_int("ARENA_SCHEDULE_BATCH", default=1000, minimum=1, maximum=50_000)
+#: a round of house bots only is sent as chunks of at most this many matches (the
+#: `arena.run_matches` task: claimed, read and their results written together, one batch
+#: per chunk); 1 sends every match on its own (`arena.run_match`), as rounds with other bots
+ARENA_MATCH_CHUNK = env_int("ARENA_MATCH_CHUNK", default=16, minimum=1, maximum=256)
 #: the `arena.run_match` task's soft time limit (its hard limit is 60 s more)
 ARENA_MATCH_TIME_LIMIT_SECONDS = env_int("ARENA_MATCH_TIME_LIMIT_SECONDS", default=3600, minimum=10)
 

@@ -1,9 +1,10 @@
-"""Orchestration per match: the whole ``arena.run_match`` path on a real Celery worker
-(claim, game, result, ratings, analytics, round completion) beside a no-op task on the
-same worker in the same run, and the SQL statements one result costs.
+"""Orchestration per match: the whole path of a league's house matches on a real Celery
+worker (claim, game, result, ratings, analytics, round completion: ``arena.run_matches``
+chunks of ``ARENA_MATCH_CHUNK``, as a round of house bots is sent) beside a no-op task on
+the same worker in the same run, and the SQL statements one result and one chunk cost.
 
     .venv/bin/python bench/orchestration.py [--bots 12] [--batches 5] [--conn-max-age 600]
-        [--pool solo|threads] [--concurrency N] [--db-pool 8]
+        [--pool solo|threads] [--concurrency N] [--db-pool 8] [--chunk N]
 
 Needs PostgreSQL and Redis (DATABASE_URL, default .../agent_avenue_bench_orch, created and
 migrated if missing; REDIS_URL, default redis://127.0.0.1:6379/0). One worker on a queue of
@@ -15,10 +16,11 @@ thread's database work through a process pool of ``--db-pool`` connections
 
 Method: batches alternate (no-op, matches, no-op, matches, ...). A no-op batch sends as many
 ``bench.noop`` tasks as a round has matches and times them from the first send until the
-last has run; a match batch schedules a round of house bots (every match sent on commit)
-and times it until the last result commits, then waits for the round's batch fit so that
-it does not overlap the next batch. Per task: batch wall time / tasks. Orchestration per
-match: that, minus the game's own cost per match. The game's cost is measured by replaying
+last has run; a match batch schedules a round of house bots (its matches sent on commit as
+a league's are: chunks of ``ARENA_MATCH_CHUNK``) and times it until the last result
+commits, then waits for the round's batch fit so that it does not overlap the next batch.
+Per task: batch wall time / tasks. Orchestration per match: that, minus the game's own
+cost per match. The game's cost is measured by replaying
 the batch's games serially in this process after the batch (the same seeded house seats, the
 same configuration, no live publishing): the CPU time of each (``time.thread_time()``), its
 mean over the batch (batch wall / matches holds the sum of the games, hence the mean).
@@ -32,7 +34,11 @@ sides. Both sides' wall time includes sending their messages (the no-op tasks on
 the matches on the round's commit); the match side's also includes scheduling the round
 (``do_schedule_round`` in this process), shown on its own line ("of which scheduling").
 Before the batches, the worker runs 20 no-op tasks and plays one small round, unmeasured,
-so that no batch pays for the worker's first imports and connections.
+so that no batch pays for the worker's first imports and connections, and the bench
+``ANALYZE``s its database: the PostgreSQL of this machine runs with autovacuum off, so
+the tables the bench fills would otherwise have no statistics at all (a deployed server's
+autovacuum keeps them), and the planner would read a chunk's seats by hashing every match
+of the database.
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
@@ -57,6 +64,8 @@ os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/0")
 os.environ["CELERY_QUEUE"] = QUEUE
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 os.environ.setdefault("LOG_LEVEL", "WARNING")
+if "--chunk" in sys.argv:  # read by the settings: the scheduler (here) sends the chunks
+    os.environ["ARENA_MATCH_CHUNK"] = sys.argv[sys.argv.index("--chunk") + 1]
 
 subprocess.run(
     [sys.executable, "scripts/check_services.py", "--create-database"],
@@ -71,6 +80,7 @@ import django  # noqa: E402
 django.setup()
 
 import redis  # noqa: E402
+from django.conf import settings  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
@@ -239,6 +249,26 @@ def statements_per_result(bots: int) -> list[int]:
     return counts
 
 
+def statements_per_chunk(bots: int) -> list[tuple[int, int]]:
+    """In this process: (matches, statements) of ``play_matches`` for each chunk of a
+    round, as the scheduler cuts it (none before this change: no chunks)."""
+    try:
+        from arena.services.matches import play_matches
+    except ImportError:
+        return []
+    chunk = settings.ARENA_MATCH_CHUNK
+    league = make_league(bots, f"count-{uuid.uuid4().hex[:6]}")
+    scheduled = do_schedule_round(league, enqueue=False)
+    assert scheduled is not None
+    counts = []
+    for i in range(0, len(scheduled.matches), chunk):
+        ids = scheduled.matches[i : i + chunk]
+        with CaptureQueriesContext(connection) as queries:
+            play_matches(ids)
+        counts.append((len(ids), len(queries.captured_queries)))
+    return counts
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bots", type=int, default=12)
@@ -247,6 +277,9 @@ def main() -> None:
     parser.add_argument("--pool", choices=["solo", "threads"], default="solo")
     parser.add_argument("--concurrency", type=int, help="threads (default: 500; solo: 1)")
     parser.add_argument("--db-pool", type=int, help="DATABASE_POOL_SIZE (threads: default 8)")
+    parser.add_argument(
+        "--chunk", type=int, help="ARENA_MATCH_CHUNK (default: the setting's, 16); 1: no chunks"
+    )
     args = parser.parse_args()
     solo = args.pool == "solo"
     concurrency = 1 if solo else (args.concurrency or 500)
@@ -254,6 +287,9 @@ def main() -> None:
     if solo and (args.concurrency or 1) != 1:
         parser.error("--pool solo plays one match at a time")
     counts = statements_per_result(args.bots)
+    chunks = statements_per_chunk(args.bots)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")  # see the module doc
     r = redis.Redis.from_url(os.environ["REDIS_URL"])
     proc, log = start_worker(args.conn_max_age, args.pool, concurrency, db_pool)
     noops: list[float] = []
@@ -306,7 +342,7 @@ def main() -> None:
         f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
     print(f"  no-op task:                 {noop_ms:6.2f} ms per task")
-    print(f"  run_match, whole task:      {match_ms:6.2f} ms per match")
+    print(f"  a match, whole path:        {match_ms:6.2f} ms per match")
     print(f"  of which the game:          {game_ms:6.2f} ms (CPU, replayed serially)")
     print(f"  (the runner's wall per game: {runner_ms:6.2f} ms, median; not subtracted)")
     print(
@@ -319,6 +355,16 @@ def main() -> None:
         f"{noop_cpu_ms:5.2f} ms per no-op task"
     )
     print(f"  SQL statements per result (play_match, in process): {counts}")
+    if chunks:
+        print(
+            f"  SQL statements per chunk of ARENA_MATCH_CHUNK={settings.ARENA_MATCH_CHUNK} "
+            f"(play_matches, in process; matches: statements x chunks): "
+            f"{', '.join(f'{k}: {q} x{n}' for (k, q), n in sorted(Counter(chunks).items()))}; "
+            f"per match "
+            f"{sum(q for _, q in chunks) / sum(k for k, _ in chunks):.2f}"
+        )
+    else:
+        print("  no chunks in this checkout: every match its own task")
     print(f"  worker log: {log}")
 
 

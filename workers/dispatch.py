@@ -15,7 +15,7 @@ from django.conf import settings
 
 from arena.dispatch import BrokerView
 from workers.celery import app
-from workers.tasks import fit_batch_ratings, run_match, run_version_test
+from workers.tasks import fit_batch_ratings, run_match, run_matches, run_version_test
 
 logger = logging.getLogger(__name__)
 
@@ -32,20 +32,23 @@ def epoch_key(queue: str) -> str:
     return f"arena:broker-epoch:{queue}"
 
 
-def _match_of(message: object) -> tuple[int, float | None] | None:
-    """(match id, ETA as a Unix time) of a ``run_match`` message; None for another task."""
+def _matches_of(message: object) -> tuple[list[int], float | None] | None:
+    """(match ids, ETA as a Unix time) of a ``run_match`` message (one id) or a
+    ``run_matches`` message (a chunk's); None for another task."""
     if not isinstance(message, dict):
         return None
     try:
         headers = message.get("headers") or {}
-        if headers.get("task") != run_match.name:
+        task = headers.get("task")
+        if task not in (run_match.name, run_matches.name):
             return None
         body = message["body"]
         if (message.get("properties") or {}).get("body_encoding") == "base64":
             body = base64.b64decode(body)
-        args = json.loads(body)[0]
+        arg = json.loads(body)[0][0]
+        ids = [int(arg)] if task == run_match.name else [int(m) for m in arg]
         eta = headers.get("eta")
-        return int(args[0]), datetime.fromisoformat(eta).timestamp() if eta else None
+        return ids, datetime.fromisoformat(eta).timestamp() if eta else None
     except (ValueError, TypeError, KeyError, IndexError, binascii.Error):
         return None  # not a message of ours (another producer on this Redis)
 
@@ -55,6 +58,9 @@ class CeleryDispatcher:
 
     def run_match(self, match_id: int, countdown: float | None = None) -> None:
         run_match.apply_async((match_id,), countdown=countdown)
+
+    def run_matches(self, match_ids: list[int]) -> None:
+        run_matches.delay(match_ids)
 
     def fit_ratings(self, league_id: int) -> None:
         fit_batch_ratings.delay(league_id)
@@ -90,11 +96,11 @@ class CeleryDispatcher:
         held: set[int] = set()
         for raw in (m for messages in lists for m in messages):
             try:
-                found = _match_of(json.loads(raw))
+                found = _matches_of(json.loads(raw))
             except ValueError:
                 continue
             if found is not None:
-                held.add(found[0])
+                held.update(found[0])
         now = time.time()
         delivered = {tag: score for tag, score in index}
         for tag, value in unacked.items():
@@ -104,11 +110,11 @@ class CeleryDispatcher:
                 continue
             if routing_key != queue:
                 continue
-            found = _match_of(payload)
+            found = _matches_of(payload)
             if found is None:
                 continue
-            match_id, eta = found
+            match_ids, eta = found
             fresh = now - delivered.get(tag, now) < settings.ARENA_REQUEUE_AFTER_SECONDS
             if (eta is not None and eta > now) or fresh:
-                held.add(match_id)
+                held.update(match_ids)
         return BrokerView(frozenset(held), lost_data=lost)

@@ -30,6 +30,24 @@ def run_match(match_id: int) -> str:
     return play_match(match_id).value
 
 
+@app.task(
+    name="arena.run_matches",
+    # as run_match: a worker killed mid-chunk leaves the message for another worker, and
+    # each match's claim and lease for the reaper (the matches are re-sent one by one)
+    acks_late=True,
+    reject_on_worker_lost=True,
+    soft_time_limit=settings.ARENA_MATCH_TIME_LIMIT_SECONDS,
+    time_limit=settings.ARENA_MATCH_TIME_LIMIT_SECONDS + 60,
+    ignore_result=True,
+)
+def run_matches(match_ids: list[int]) -> list[str]:
+    """A chunk of a round of house bots (``ARENA_MATCH_CHUNK`` matches at most): played one
+    after the other, their results written in one batch (``play_matches``)."""
+    from arena.services.matches import play_matches
+
+    return [end.value for end in play_matches([int(m) for m in match_ids])]
+
+
 @app.task(name="arena.schedule_due_rounds", acks_late=True, soft_time_limit=120, time_limit=180)
 def schedule_due_rounds(league_id: int | None = None) -> dict[str, object]:
     from arena.hosting import testlease

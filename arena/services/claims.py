@@ -12,6 +12,7 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import reduce
@@ -75,10 +76,10 @@ def _lease() -> timedelta:
 _CLAIM_SQL = """
 UPDATE {table} SET status = %s, attempts = attempts + 1, worker_id = %s,
        lease_expires_at = %s, started_at = %s
- WHERE id = %s
+ WHERE id IN ({ids})
    AND ((status = %s AND (not_before IS NULL OR not_before <= %s))
         OR (status = %s AND lease_expires_at < %s))
-RETURNING attempts
+RETURNING id, attempts
 """
 
 
@@ -88,23 +89,37 @@ _ASYNC_COMMIT = "SET LOCAL synchronous_commit TO OFF;"
 
 
 def do_claim_match(match_id: int, worker: str) -> Claim | None:
-    """Take the match for one attempt, or None if it is not ours to play.
+    """Take the match for one attempt, or None if it is not ours to play
+    (``do_claim_matches`` of one)."""
+    claims = do_claim_matches([match_id], worker)
+    return claims[0] if claims else None
 
-    One conditional ``UPDATE ... RETURNING`` (queued and due, or running with an expired
-    lease): PostgreSQL re-checks the WHERE clause of the second of two racing claims after
-    the first commits, so exactly one succeeds; SQLite runs them one after the other.
+
+def do_claim_matches(match_ids: Sequence[int], worker: str) -> list[Claim]:
+    """Take for one attempt each the matches that are ours to play (in ``match_ids``'
+    order); the others are skipped.
+
+    One conditional ``UPDATE ... RETURNING`` for all of them (queued and due, or running
+    with an expired lease): PostgreSQL re-checks the WHERE clause of a row claimed by two
+    racing claims after the first commits, so exactly one succeeds; SQLite runs them one
+    after the other.
 
     On PostgreSQL, outside a transaction, the claim commits without waiting for its WAL
     to be flushed (``synchronous_commit`` off for this transaction only): it is visible to
     every other worker at once, as any commit, and the flush (~4 ms here, the largest
     single cost of a short match) is left to the WAL writer. A claim is only a lease: if
-    the database crashes before the flush and loses it, the match is back to its state
-    before the claim (queued, or the older attempt's lapsed lease), so this attempt's
-    result, checked against the claim, is discarded and the reaper sends the match again:
-    nothing is counted twice or lost. Results keep synchronous commits."""
+    the database crashes before the flush and loses it, the matches are back to their
+    state before the claim (queued, or the older attempt's lapsed lease), so this
+    attempt's results, checked against the claim, are discarded and the reaper sends the
+    matches again: nothing is counted twice or lost. Results keep synchronous commits."""
+    if not match_ids:
+        return []
     now = timezone.now()
     at = connection.ops.adapt_datetimefield_value
-    sql = _CLAIM_SQL.format(table=connection.ops.quote_name(Match._meta.db_table))
+    sql = _CLAIM_SQL.format(
+        table=connection.ops.quote_name(Match._meta.db_table),
+        ids=", ".join(["%s"] * len(match_ids)),
+    )
     # several statements in one execute: Django's psycopg cursors bind on the client
     fast = (
         connection.vendor == "postgresql"
@@ -115,21 +130,24 @@ def do_claim_match(match_id: int, worker: str) -> Claim | None:
         cursor.execute(
             _ASYNC_COMMIT + sql if fast else sql,
             [
-                MatchStatus.RUNNING.value, worker, at(now + _lease()), at(now), match_id,
+                MatchStatus.RUNNING.value, worker, at(now + _lease()), at(now), *match_ids,
                 MatchStatus.QUEUED.value, at(now), MatchStatus.RUNNING.value, at(now),
             ],
         )  # fmt: skip
         if fast:
             cursor.nextset()  # past the SET's (empty) result to the UPDATE's
-        row = cursor.fetchone()
-    if row is None:
-        return None
-    attempt = int(row[0])
-    if attempt > 1:
-        logger.warning(
-            "match %d: attempt %d (taken over or retried) by %s", match_id, attempt, worker
-        )
-    return Claim(match_id, attempt, worker)
+        attempts = {int(pk): int(n) for pk, n in cursor.fetchall()}
+    claims = []
+    for match_id in dict.fromkeys(match_ids):
+        if match_id not in attempts:
+            continue
+        attempt = attempts[match_id]
+        if attempt > 1:
+            logger.warning(
+                "match %d: attempt %d (taken over or retried) by %s", match_id, attempt, worker
+            )
+        claims.append(Claim(match_id, attempt, worker))
+    return claims
 
 
 class LeaseHeartbeat:

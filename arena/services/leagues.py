@@ -151,9 +151,7 @@ def check_league_settings(s: LeagueSettings, *, league: League | None = None) ->
     _bounded("k_factor", s.k_factor, 0.5, 200, "K")
     check_fault_policy(s.fault_policy)
     if s.deals not in DealMode.values:
-        raise LeagueError(
-            f"unknown deals {s.deals!r}: use {' or '.join(DealMode.values)}", "deals"
-        )
+        raise LeagueError(f"unknown deals {s.deals!r}: use {' or '.join(DealMode.values)}", "deals")
     check_format(s)
     if s.deals == DealMode.MIRRORED and league is not None:
         check_memory_controlled(e.bot for e in active_entries(league))
@@ -328,6 +326,11 @@ def active_entries(league: League) -> list[Entry]:
         .select_related("bot")
         .order_by("id")
     )
+
+
+def house_only(entries: Iterable[Entry]) -> bool:
+    """Whether a round of these entries plays house bots only (sent in chunks)."""
+    return all(e.bot.kind == BotKind.HOUSE for e in entries)
 
 
 def check_can_schedule(league: League) -> list[Entry]:

@@ -3,19 +3,22 @@
 Modules: ``arena.services.claims`` (the claim, the lease, no-show retries and voided
 attempts), this one (the seats and the game), ``arena.services.results`` (the result).
 
-The path of one attempt (``play_match``, what the ``arena.run_match`` task calls):
+The path of one attempt (``play_match``, what the ``arena.run_match`` task calls; and
+``play_matches``, the ``arena.run_matches`` task's, for a chunk of a round of house bots:
+the same steps for all of them at once, the games one after the other):
 
-1. ``do_claim_match``: one conditional UPDATE, ``queued -> running`` (or an expired lease
+1. ``do_claim_matches``: one conditional UPDATE, ``queued -> running`` (or an expired lease
    ``running -> running``), attempts + 1, a lease of ``ARENA_LEASE_SECONDS`` that the
    process's lease keeper extends until the attempt's end is written. Only one worker can
    hold an attempt.
 2. The game, through ``arena.runner.run_match``: house bots in-process, remote bots
    through the relay. Bot faults follow the league's fault policy; a remote bot missing
    at the start is retried under the no-show policy, then forfeits as ``no_show``.
-3. ``do_finish_match``: result, replay, participations and rating changes in **one
-   transaction**, with the match row locked and checked to still be this attempt's, so a
-   worker that lost its lease writes nothing and a match is rated at most once
-   (``ratings.RatedMatch`` is unique per match besides).
+3. ``do_finish_matches``: results, replays, participations and rating changes in **one
+   transaction** (a chunk's results together, in multi-row statements), each match row
+   locked and checked to still be its attempt's, so a worker that lost a lease writes
+   nothing for that match and a match is rated at most once (``ratings.RatedMatch`` is
+   unique per match besides).
 
 Infrastructure faults (the relay or the database failing, a referee exception, the task's
 time limit) void the attempt (``do_void_attempt``): the match goes back to the queue and is
@@ -27,8 +30,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
-from contextlib import nullcontext
+from collections.abc import Callable, Sequence
+from contextlib import ExitStack, nullcontext
 
 from django.conf import settings
 from django.db import connection
@@ -56,13 +59,15 @@ from arena.services.claims import (
     Claim,
     LeaseHeartbeat,
     PlayOutcome,
-    do_claim_match,
+    do_claim_match,  # noqa: F401 - re-exported: callers claim one match through this module
+    do_claim_matches,
     do_retry_no_show,
     do_void_attempt,
     worker_id,
 )
 from arena.services.leagues import check_fault_policy
-from arena.services.results import Played, do_finish_match
+from arena.services.results import Finished, Played
+from arena.services.resultwriter import write_results
 from referee import GameConfig, Mode
 from referee.config import RULESETS
 
@@ -110,19 +115,58 @@ def play_match(
 ) -> PlayOutcome:
     """One attempt at the match (see the module doc). Safe to call for any match at any
     time: it plays only what it can claim."""
-    claim = do_claim_match(match_id, worker or worker_id())
-    if claim is None:
-        return PlayOutcome.SKIPPED
-    # The lease is kept until the attempt's end is written, not only while the game runs:
-    # on a worker playing hundreds of matches, a result may wait its turn for the database
-    # pool, and must not look like a dead worker's meanwhile.
-    with LeaseHeartbeat(claim):
-        return _play_claimed(claim, relay_factory)
+    return play_matches([match_id], worker=worker, relay_factory=relay_factory)[0]
 
 
-def _play_claimed(claim: Claim, relay_factory: RelayFactory | None) -> PlayOutcome:
+def play_matches(
+    match_ids: Sequence[int],
+    *,
+    worker: str | None = None,
+    relay_factory: RelayFactory | None = None,
+) -> list[PlayOutcome]:
+    """An attempt at each of the matches (the ``arena.run_matches`` task: a chunk of a
+    round of house bots), one after the other, their results written together: claimed in
+    one statement, their seats read in one, each game played, then the results written as
+    one batch (``do_finish_matches``; in a threads pool with the other threads' results
+    that are ready at the same time, ``arena.services.resultwriter``). Each match keeps its
+    own claim, lease and end: a game that fails voids its own attempt only. The outcomes
+    in ``match_ids``' order."""
+    claims = do_claim_matches(match_ids, worker or worker_id())
+    ends = dict.fromkeys(match_ids, PlayOutcome.SKIPPED)
+    if not claims:
+        return list(ends.values())
+    # The leases are kept until the attempts' ends are written, not only while the games
+    # run: on a worker playing hundreds of matches, a result may wait its turn for the
+    # database pool (or for the rest of its chunk), and must not look like a dead
+    # worker's meanwhile.
+    with ExitStack() as held:
+        for claim in claims:
+            held.enter_context(LeaseHeartbeat(claim))
+        played = Played.load_many([c.match_id for c in claims])
+        # a fresh attempt starts a fresh list of live decisions: an earlier one's dropped
+        live.forget_many(c.match_id for c in claims)
+        ready: list[Finished] = []
+        try:
+            for claim in claims:
+                end = _play_claimed(claim, played[claim.match_id], relay_factory)
+                if isinstance(end, Finished):
+                    ready.append(end)
+                else:
+                    ends[claim.match_id] = end
+            for f, end in zip(ready, write_results(ready), strict=True):
+                ends[f.claim.match_id] = end
+        finally:
+            # the replays (or nothing, if void) serve them from now on
+            live.forget_many(f.claim.match_id for f in ready)
+    return [ends[m] for m in match_ids]
+
+
+def _play_claimed(
+    claim: Claim, played: Played, relay_factory: RelayFactory | None
+) -> Finished | PlayOutcome:
+    """The attempt's game: a result to write, or the attempt's end if it has none (void
+    after an infrastructure fault, a no-show retry)."""
     match_id = claim.match_id
-    played = Played.load(match_id)
     match, parts = played.match, played.parts
     league = match.league
     retries_left = match.no_show_retries < league.no_show_retries
@@ -162,7 +206,9 @@ def _play_claimed(claim: Claim, relay_factory: RelayFactory | None) -> PlayOutco
                 time_control=TimeControl(league.decision_ms, league.bank_ms),
                 policy=policy,
                 connect_grace_s=league.connect_grace_ms / 1000,
-                on_decision=live.publisher(match.pk, HOUSE_LIVE_EVERY_S if house_only else 0.0),
+                on_decision=live.publisher(
+                    match.pk, HOUSE_LIVE_EVERY_S if house_only else 0.0, clear=False
+                ),
                 reconnect_grace_s=league.reconnect_grace_ms / 1000,
             )
     except Exception as exc:  # noqa: BLE001 - whatever failed, it was not a bot's fault
@@ -179,10 +225,4 @@ def _play_claimed(claim: Claim, relay_factory: RelayFactory | None) -> PlayOutco
         and policy.action_for(FaultCause.NO_SHOW) is FaultAction.ABORT
     ):
         return do_retry_no_show(claim, league, ", ".join(f.bot for f in no_shows))
-    try:
-        return do_finish_match(claim, outcome, played)
-    except Exception as exc:  # noqa: BLE001 - e.g. the database went away mid-write
-        logger.exception("match %d attempt %d: could not write the result", match_id, claim.attempt)
-        return do_void_attempt(claim, f"{type(exc).__name__}: {exc}")
-    finally:
-        live.forget(match.pk)  # the replay (or nothing, if void) serves it from now on
+    return Finished(claim, outcome, played)

@@ -37,11 +37,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from arena.deals import first_team_of, new_seed
-from arena.dispatch import enqueue_match
+from arena.dispatch import enqueue_round
 from arena.matchmaking import Candidate, information_pairings, sigma_of, slots
 from arena.models import Entry, League, Match, Participation, Round, RoundStatus
 from arena.ratings.models import START_RATING, BatchRating, LiveRating
 from arena.scheduling import Pairing
+from arena.services.leagues import house_only
 
 #: called after each batch with (matches written so far, matches the round will have)
 OnBatch = Callable[[int, int], None]
@@ -165,8 +166,7 @@ def do_write_round(
             return None
         ids = list(Match.objects.filter(round=rnd).order_by("id").values_list("id", flat=True))
         if enqueue:
-            for match_id in ids:
-                enqueue_match(match_id)
+            enqueue_round(ids, house_only=house_only(entries))
     transactions += 1
     return Written(ids, len(pairs), transactions, largest)
 

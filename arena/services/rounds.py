@@ -16,7 +16,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from arena.deals import new_seed
-from arena.dispatch import dispatcher, enqueue_match
+from arena.dispatch import dispatcher, enqueue_match, enqueue_round
 from arena.models import (
     DealMode,
     Entry,
@@ -30,7 +30,7 @@ from arena.models import (
 )
 from arena.scheduling import Pairing, meetings, pair_games, round_pairings
 from arena.services.completion import do_complete_round_if_done
-from arena.services.leagues import LeagueError, check_can_schedule
+from arena.services.leagues import LeagueError, check_can_schedule, house_only
 from arena.services.matchmade import OnBatch, do_write_round
 
 logger = logging.getLogger(__name__)
@@ -186,8 +186,7 @@ def _schedule_round_robin(
     )
     rnd.scheduled_matches = rnd.pending_matches = len(matches)
     if enqueue:
-        for match in matches:
-            enqueue_match(match.pk)
+        enqueue_round([m.pk for m in matches], house_only=house_only(entries))
     logger.info("league %s: round %d scheduled, %d matches", league.name, number, len(matches))
     return Scheduled(rnd, True, [m.pk for m in matches], 1, len(matches) + len(participations))
 

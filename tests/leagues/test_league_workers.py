@@ -24,9 +24,7 @@ pytestmark = [pytest.mark.services, pytest.mark.slow]
 
 
 def _round_complete(league, number: int) -> bool:
-    return Round.objects.filter(
-        league=league, number=number, status=RoundStatus.COMPLETE
-    ).exists()
+    return Round.objects.filter(league=league, number=number, status=RoundStatus.COMPLETE).exists()
 
 
 def _running_on(league, worker: Worker) -> Match | None:
@@ -59,7 +57,9 @@ def test_two_rounds_on_a_worker_every_match_finished_and_rated_once(cluster: Clu
 
 def test_a_worker_killed_mid_match_again_and_again(cluster: Cluster) -> None:
     """kill -9 the worker while it plays; the next worker re-runs the match from scratch
-    once the lease expires; it is rated once and the Elo sum is unchanged."""
+    once the lease expires; it is rated once and the Elo sum is unchanged. The round is
+    sent as one chunk (``arena.run_matches``): the first kill leaves both matches claimed,
+    the reaper sends each again on its own."""
     league = house_league("Kill league", ["search:400", "search:400"])
     do_schedule_round(league)  # one pairing: two matches, about a second each
     killed: list[tuple[int, int]] = []
@@ -81,8 +81,16 @@ def test_a_worker_killed_mid_match_again_and_again(cluster: Cluster) -> None:
         worker.kill9()
         running.refresh_from_db()
         assert running.status == MatchStatus.RUNNING  # killed mid-match: nothing written
-        assert not RatedMatch.objects.filter(match=running).exists()
-        killed.append((running.pk, running.attempts))
+        held = list(
+            Match.objects.filter(
+                league=league, status=MatchStatus.RUNNING, worker_id=running.worker_id
+            )
+        )
+        if not killed:
+            assert len(held) == 2  # the chunk: both claimed at its start
+        for m in held:
+            assert not RatedMatch.objects.filter(match=m).exists()
+            killed.append((m.pk, m.attempts))
     cluster.start_worker()
     wait_for(
         lambda: not Match.objects.filter(league=league, status=MatchStatus.RUNNING,

@@ -1,5 +1,6 @@
-"""The cost of one result, in statements, and the round's pending count that completes a
-round without counting its matches (``arena.services.completion``)."""
+"""The cost of one result and of a batch of results, in statements, and the round's
+pending count that completes a round without counting its matches
+(``arena.services.completion``)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from arena.models import League, Match, MatchStatus, Round, RoundStatus
 from arena.ratings.services import recompute_ratings
 from arena.services import live
 from arena.services.claims import PlayOutcome, do_claim_match, do_void_attempt
-from arena.services.matches import play_match
+from arena.services.matches import play_match, play_matches
 from arena.services.rounds import do_reap, do_schedule_round
 from referee import GameConfig, legal_actions, new_game
 from referee.replay import RecordedDecision
@@ -27,6 +28,9 @@ pytestmark = pytest.mark.services
 STATEMENTS_PER_RESULT = 15
 #: at a pairing's first games, analytics also make the bots' rows and lock them again
 FIRST_MEETING_EXTRA = 2
+#: a chunk of K house matches (``play_matches``): the same statements as one result, each
+#: a multi-row statement, whatever K (one claim, one read of the seats, one transaction)
+STATEMENTS_PER_BATCH = STATEMENTS_PER_RESULT
 
 
 def _round(league: League) -> tuple[Round, list[int]]:
@@ -58,6 +62,26 @@ def test_a_result_costs_a_fixed_number_of_statements_whatever_the_league_size() 
     # each pairing's first game makes its rows; its mirrored partner finds them
     assert first.count(STATEMENTS_PER_RESULT + FIRST_MEETING_EXTRA) == len(first) // 2
     assert set(first) == {STATEMENTS_PER_RESULT, STATEMENTS_PER_RESULT + FIRST_MEETING_EXTRA}
+
+
+@pytest.mark.django_db
+def test_a_batch_of_results_costs_the_statements_of_one() -> None:
+    league = house_league("Batch statements", ["random", "greedy"] * 4)
+    counts = []
+    for chunk in (16, 1, 4, 56):
+        _, matches = _round(league)  # 28 pairings, 56 matches
+        assert len(matches) == 56
+        with CaptureQueriesContext(connection) as queries:
+            ends = play_matches(matches[:chunk])
+        assert ends == [PlayOutcome.FINISHED] * chunk
+        sql = [q["sql"] for q in queries.captured_queries]
+        assert not any("COUNT(" in s.upper() or "SELECT 1 AS" in s for s in sql), sql
+        counts.append(len(sql))
+        assert all(e is PlayOutcome.FINISHED for e in play_matches(matches[chunk:]))
+    # the first round's chunk holds first meetings: their analytics rows are made in it
+    assert counts == [STATEMENTS_PER_BATCH + FIRST_MEETING_EXTRA] + [STATEMENTS_PER_BATCH] * 3
+    assert_rated_once(league)
+    assert recompute_ratings(league.pk).exact
 
 
 @pytest.mark.django_db

@@ -2,7 +2,8 @@
 
 A long round leaves matches waiting in the queue far longer than
 ``ARENA_REQUEUE_AFTER_SECONDS``; they are not lost and must not be sent twice. A message
-that is really gone (here: removed from the queue by hand) is sent again.
+that is really gone (here: removed from the queue by hand) is sent again: a lost chunk's
+(``arena.run_matches``) matches are sent again one by one.
 """
 
 from __future__ import annotations
@@ -19,31 +20,41 @@ from arena.models import Match, MatchStatus
 from arena.services.rounds import do_reap, do_schedule_round
 from tests.leagues.conftest import Cluster, wait_for
 from tests.leagues.factory import assert_rated_once, house_league
-from workers.dispatch import _match_of
+from workers.dispatch import _matches_of
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 
 
 def _queued_messages(client: redis.Redis, queue: str) -> dict[int, list[bytes]]:
-    """The raw ``run_match`` messages waiting in the queue, by match id."""
+    """The raw ``run_match`` and ``run_matches`` messages waiting in the queue, by the
+    match ids they hold."""
     by_match: dict[int, list[bytes]] = {}
     for raw in cast(list[bytes], client.lrange(queue, 0, -1)):
-        found = _match_of(json.loads(raw))
+        found = _matches_of(json.loads(raw))
         assert found is not None
-        by_match.setdefault(found[0], []).append(raw)
+        for match_id in found[0]:
+            by_match.setdefault(match_id, []).append(raw)
     return by_match
 
 
-def test_waiting_matches_are_not_resent_lost_ones_are(cluster: Cluster, settings) -> None:  # noqa: ANN001
+@pytest.mark.parametrize("chunk", [1, 4])
+def test_waiting_matches_are_not_resent_lost_ones_are(
+    cluster: Cluster,
+    settings,  # noqa: ANN001
+    chunk: int,
+) -> None:
+    """``chunk`` 1: a message per match; 4: the round's 12 in three chunks."""
+    settings.ARENA_MATCH_CHUNK = chunk
     settings.ARENA_REQUEUE_AFTER_SECONDS = 1
     settings.ARENA_LOST_AFTER_SECONDS = 1
     league = house_league("Reaped", ["random", "greedy", "random", "greedy"])
-    scheduled = do_schedule_round(league)  # 12 messages, no worker yet: a long queue
+    scheduled = do_schedule_round(league)  # 12 matches, no worker yet: a long queue
     assert scheduled is not None
     ids = sorted(scheduled.matches)
     client = redis.Redis.from_url(str(settings.REDIS_URL))
     try:
         assert sorted(_queued_messages(client, cluster.queue)) == ids
+        assert client.llen(cluster.queue) == len(ids) // chunk
         # as if they had waited an hour behind a long round
         Match.objects.filter(pk__in=ids).update(enqueued_at=timezone.now() - timedelta(hours=1))
         # the first look finds no epoch key (as after a restart): what the broker holds
@@ -55,10 +66,12 @@ def test_waiting_matches_are_not_resent_lost_ones_are(cluster: Cluster, settings
         assert sorted(messages) == ids
         assert all(len(m) == 1 for m in messages.values()), "a waiting match was sent twice"
 
-        # three messages really lost
-        lost = ids[3:6]
-        for match_id in lost:
-            client.lrem(cluster.queue, 1, messages[match_id][0].decode())
+        # three messages really lost (one chunk of four matches)
+        gone = {messages[ids[4]][0]} if chunk > 1 else {messages[m][0] for m in ids[3:6]}
+        lost = sorted(m for m, raw in messages.items() if raw[0] in gone)
+        assert len(lost) == 3 if chunk == 1 else lost == ids[4:8]
+        for raw in gone:
+            client.lrem(cluster.queue, 1, raw.decode())
         report = do_reap()
         assert sorted(report.requeued) == lost
         messages = _queued_messages(client, cluster.queue)
