@@ -22,7 +22,7 @@ from arena.ratings import standings, versions
 from arena.ratings.ledger import ZeroSumViolation, match_changes
 from arena.ratings.models import LiveRating, RatedMatch
 from arena.runner import MatchResult
-from arena.services import analytics
+from arena.services import analytics, result_hooks
 from arena.services.claims import Claim, PlayOutcome
 from arena.services.completion import do_complete_round_if_done, do_match_over
 from arena.services.rowwrites import update_rows
@@ -155,6 +155,8 @@ def do_finish_match(
     logger.info("match %d: %s", match.pk, match.end_reason)
     if counted is None:
         do_complete_round_if_done(match.round_id)
+    # after the commit: the site's hook refreshes the watched pages this result changed
+    result_hooks.result_committed(league, [p.bot_id for p in parts])
     return PlayOutcome.FINISHED if final is not None else PlayOutcome.VOID
 
 
