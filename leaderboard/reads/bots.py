@@ -273,13 +273,15 @@ class BotVersions:
     hello: str
 
 
-def bot_with_version(name: str) -> tuple[Bot, BotVersions] | None:
+def bot_with_version(
+    name: str | None = None, *, pk: int | None = None
+) -> tuple[Bot, BotVersions] | None:
     """The bot (with ``owner_name``) and versions that change whenever its page would:
     a rated game moves its rating rows' ``updated_at``, a fit its batch rows, a scheduled
     match the latest participation, a match starting the count of running ones, a Hello its
     versions, a hosted bot's switch of version its version rows, a recorded game its
     analytics rows. One plain SQL statement (see ``leagues.league_with_version``); the
-    versions key the page's cached parts."""
+    versions key the page's cached parts. The bot by its ``name`` or its ``pk``."""
     t = {m.__name__: m._meta.db_table for m in (LiveRating, BatchRating, Participation,
                                                  Match, BotVersion, VersionRating,
                                                  BotAnalytics)}  # fmt: skip
@@ -294,9 +296,9 @@ def bot_with_version(name: str) -> tuple[Bot, BotVersions] | None:
         f" (SELECT MAX(last_seen) FROM {t['BotVersion']} WHERE bot_id = b.id) AS v_hello,"
         f" (SELECT MAX(updated_at) FROM {t['VersionRating']} WHERE bot_id = b.id) AS v_code,"
         f" (SELECT MAX(updated_at) FROM {t['BotAnalytics']} WHERE bot_id = b.id) AS v_analytics"
-        f" FROM {Bot._meta.db_table} b WHERE b.name = %s"
+        f" FROM {Bot._meta.db_table} b WHERE b.{'name' if pk is None else 'id'} = %s"
     )
-    found = list(Bot.objects.raw(sql, [MatchStatus.RUNNING, name]))
+    found = list(Bot.objects.raw(sql, [MatchStatus.RUNNING, name if pk is None else pk]))
     if not found:
         return None
     bot = found[0]
