@@ -26,7 +26,7 @@ from arena.models import League, Match, MatchStatus
 from arena.ratings.models import LiveRating
 from arena.services import leagues as svc
 from arena.services import result_hooks
-from arena.services.claims import PlayOutcome
+from arena.services.claims import PlayOutcome, do_claim_match, do_void_attempt
 from arena.services.matches import play_match
 from arena.services.rounds import do_schedule_round
 from leaderboard import refresh, watching
@@ -262,3 +262,30 @@ def test_a_failing_hook_neither_fails_the_result_nor_stops_the_others(
     assert [e.league.pk for e in seen] == [league.pk]
     _, statements = _get(client, url)
     assert len(statements) == len(warm)  # the site's hook ran after the broken one
+
+
+def test_a_partner_void_after_its_last_attempt_releases_the_result_on_the_page(
+    page_cache: str,
+    client: Client,
+    settings,  # noqa: ANN001 - pytest-django's settings
+) -> None:
+    """The game is out once its mirrored partner is over, also when that partner ends void
+    (``do_void_attempt``'s last attempt): the standings page, cached before, shows it."""
+    settings.ARENA_MAX_ATTEMPTS = 1
+    league = svc.do_create_league(svc.LeagueSettings(name="Void Pair", deals="mirrored"))
+    for i, spec in enumerate(["random", "greedy"]):
+        svc.do_enter(league, svc.do_create_house_bot(f"{league.slug}-{i}", spec))
+    scheduled = do_schedule_round(league, enqueue=False)
+    assert scheduled is not None
+    first, second = sorted(scheduled.matches)
+    url = f"/leagues/{league.slug}/"
+    assert play_match(first) is PlayOutcome.FINISHED
+    page, _ = _get(client, url)  # cached with the game withheld
+    assert all(_counts(row)[0] == 0 for row in _rows_by_bot(page, "standings").values())
+    claim = do_claim_match(second, "test-worker")
+    assert claim is not None
+    assert do_void_attempt(claim, "the runner's host went away") is PlayOutcome.VOID
+    page, _ = _get(client, url)
+    rows = _rows_by_bot(page, "standings")
+    assert {name: _counts(row) for name, row in rows.items()} == _shown(league)
+    assert all(_counts(row)[0] == 1 for row in rows.values())
