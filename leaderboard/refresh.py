@@ -10,7 +10,7 @@ or the embedded mode's), after the commit, through the same code a visitor's req
 as a request's, so it can make a page faster, never older, and a withheld game stays as
 hidden as the page's own build keeps it. What it builds: the league's standings page in
 its default order with the latest round, and each watched bot's page for its default
-league. A page nobody viewed in the last ``watching.WATCH_S`` seconds costs the result one
+league. A page nobody viewed in the last ``PAGE_WATCH_SECONDS`` costs the result one
 cache read.
 """
 

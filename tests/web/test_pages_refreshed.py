@@ -132,14 +132,25 @@ def test_a_watched_page_right_after_a_result_is_ready_and_current(
         assert page == _built_fresh(client, f"/bots/{name}/")
 
 
-def test_a_page_nobody_watches_is_not_built_at_the_result(page_cache: str, client: Client) -> None:
+@pytest.mark.parametrize("how", ["last viewed too long ago", "PAGE_WATCH_SECONDS=0"])
+def test_a_page_nobody_watches_is_not_built_at_the_result(
+    page_cache: str,
+    client: Client,
+    settings,
+    how: str,  # noqa: ANN001 - pytest-django's
+) -> None:
+    if how == "PAGE_WATCH_SECONDS=0":
+        settings.PAGE_WATCH_SECONDS = 0
     league = make_league("Unwatched League", ["random", "greedy"], rounds=1)
     scheduled = do_schedule_round(league, enqueue=False)
     assert scheduled is not None
     url = f"/leagues/{league.slug}/"
     client.get(url)
     _, warm = _get(client, url)
-    cache.delete(watching.league_key(league.pk))  # its last view is past WATCH_S
+    if how == "PAGE_WATCH_SECONDS=0":
+        assert cache.get(watching.league_key(league.pk)) is None  # views write no key
+    else:
+        cache.delete(watching.league_key(league.pk))  # its last view is that long ago
     assert play_match(scheduled.matches[0]) is PlayOutcome.FINISHED
     page, statements = _get(client, url)  # built by this visitor, from the database
     assert len(statements) > len(warm)
