@@ -3,7 +3,7 @@
 same worker in the same run, and the SQL statements one result costs.
 
     .venv/bin/python bench/orchestration.py [--bots 12] [--batches 5] [--conn-max-age 600]
-        [--pool solo|threads] [--concurrency N] [--db-pool 8]
+        [--pool solo|threads] [--concurrency N] [--db-pool 8] [--watched]
 
 Needs PostgreSQL and Redis (DATABASE_URL, default .../agent_avenue_bench_orch, created and
 migrated if missing; REDIS_URL, default redis://127.0.0.1:6379/0). One worker on a queue of
@@ -33,6 +33,11 @@ the matches on the round's commit); the match side's also includes scheduling th
 (``do_schedule_round`` in this process), shown on its own line ("of which scheduling").
 Before the batches, the worker runs 20 no-op tasks and plays one small round, unmeasured,
 so that no batch pays for the worker's first imports and connections.
+
+``--watched``: each measured round's league page and its bots' pages are watched
+(``leaderboard.watching``, as if viewed just before), so every result also builds them
+into the cache after its commit (``leaderboard.refresh``): what watched pages add to a
+result's cost. Without it no page is watched, as in a league nobody looks at.
 """
 
 from __future__ import annotations
@@ -203,8 +208,24 @@ class Batch(NamedTuple):
     matches: int
 
 
-def match_batch(bots: int, tag: str, worker: subprocess.Popen[bytes]) -> Batch:
+def watch(league: svc.League) -> None:
+    """The league's page and its bots' pages watched, as a visitor's views leave them."""
+    from django.core.cache import cache
+
+    from leaderboard import watching
+
+    keys = [watching.league_key(league.pk)] + [
+        watching.bot_key(bot_id) for bot_id in league.entries.values_list("bot_id", flat=True)
+    ]
+    cache.set_many(dict.fromkeys(keys, time.time()), timeout=3600)
+
+
+def match_batch(
+    bots: int, tag: str, worker: subprocess.Popen[bytes], watched: bool = False
+) -> Batch:
     league = make_league(bots, tag)
+    if watched:
+        watch(league)
     cpu0 = worker_cpu(worker)
     t0 = time.perf_counter()
     scheduled = do_schedule_round(league)  # every match sent on commit
@@ -247,6 +268,7 @@ def main() -> None:
     parser.add_argument("--pool", choices=["solo", "threads"], default="solo")
     parser.add_argument("--concurrency", type=int, help="threads (default: 500; solo: 1)")
     parser.add_argument("--db-pool", type=int, help="DATABASE_POOL_SIZE (threads: default 8)")
+    parser.add_argument("--watched", action="store_true", help="every page watched")
     args = parser.parse_args()
     solo = args.pool == "solo"
     concurrency = 1 if solo else (args.concurrency or 500)
@@ -265,7 +287,7 @@ def main() -> None:
         noop_batch(r, 20, proc)  # warm the worker
         match_batch(4, f"{stamp}-warm", proc)  # and its first match: imports, connections
         for b in range(args.batches):
-            batch = match_batch(args.bots, f"{stamp}-{b}", proc)
+            batch = match_batch(args.bots, f"{stamp}-{b}", proc, args.watched)
             batches.append(batch)
             n = batch.matches
             noop_wall, noop_cpu = noop_batch(r, n, proc)
@@ -302,7 +324,8 @@ def main() -> None:
     )
     print(
         f"{args.bots} house bots, {n} matches a round, {worker}"
-        f"DATABASE_CONN_MAX_AGE={args.conn_max_age}; medians over {args.batches} batches; "
+        f"DATABASE_CONN_MAX_AGE={args.conn_max_age}"
+        f"{', every page watched' if args.watched else ''}; medians over {args.batches} batches; "
         f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
     print(f"  no-op task:                 {noop_ms:6.2f} ms per task")
