@@ -99,14 +99,14 @@ def cached_sections(
     missing ones, one ``set_many`` back. The page joins the strings: a ``{% cache %}``
     tag per section would cost a cache round trip each and a template walk around them.
     ``watch``: the page's key in ``leaderboard.watching``, read in the same ``get_many``
-    and renewed (a visitor's request; the refresh after a result passes none)."""
+    (a visitor's request: it watches the page; the refresh after a result passes none)."""
     keys = {
         name: f"section:v1:{name}:{hashlib.sha1(key.encode()).hexdigest()}"
         for name, (key, _) in sections.items()
     }
-    found = cache.get_many([*keys.values(), *([watch] if watch else [])])
+    found = cache.get_many([*keys.values(), *(watching.view_keys(watch) if watch else [])])
     if watch:
-        watching.renew(watch, found.get(watch))
+        watching.viewed(watch, found)
     out: dict[str, SafeString] = {}
     fresh: dict[str, str] = {}
     token = _pending.set({})

@@ -10,8 +10,9 @@ or the embedded mode's), after the commit, through the same code a visitor's req
 as a request's, so it can make a page faster, never older, and a withheld game stays as
 hidden as the page's own build keeps it. What it builds: the league's standings page in
 its default order with the latest round, and each watched bot's page for its default
-league. A page nobody viewed in the last ``PAGE_WATCH_SECONDS`` costs the result one
-cache read.
+league; a page is built here at most ``watching.BUILDS_PER_VIEW`` times between two
+views (a burst of results nobody looks at costs a few builds, not one each). A page
+nobody viewed in the last ``PAGE_WATCH_SECONDS`` costs the result one cache read.
 """
 
 from __future__ import annotations
@@ -35,13 +36,15 @@ def refresh_bot(bot_id: int) -> None:
 
 
 def after_result(event: ResultCommitted) -> None:
-    """The hook: one ``get_many`` for whether the league's page and the bots' pages are
-    watched, then a build of each watched one."""
+    """The hook: one ``get_many`` for which of the league's page and the bots' pages are
+    due (watched, and built fewer than ``BUILDS_PER_VIEW`` times since their last view),
+    a build of each, and one write counting the builds."""
     league = watching.league_key(event.league.pk)
     bots = {watching.bot_key(b): b for b in event.bot_ids}
-    seen = watching.watched([league, *bots])
-    if league in seen:
+    due = watching.due([league, *bots])
+    if league in due:
         refresh_league(event.league.slug)
     for key, bot_id in bots.items():
-        if key in seen:
+        if key in due:
             refresh_bot(bot_id)
+    watching.built(due)

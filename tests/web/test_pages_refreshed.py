@@ -132,6 +132,39 @@ def test_a_watched_page_right_after_a_result_is_ready_and_current(
         assert page == _built_fresh(client, f"/bots/{name}/")
 
 
+def test_a_page_is_built_at_most_builds_per_view_times_between_two_views(
+    page_cache: str, client: Client
+) -> None:
+    """Up to ``BUILDS_PER_VIEW`` results between two views are each built at the result;
+    past that the results skip the page and its next visitor builds the latest (current,
+    as ever); the result after that view is built again."""
+    n = watching.BUILDS_PER_VIEW
+    league = make_league("Burst League", ["random", "greedy"] * 2 + ["random"], rounds=1)
+    scheduled = do_schedule_round(league, enqueue=False)
+    assert scheduled is not None
+    matches = list(scheduled.matches)
+    assert len(matches) >= 2 * n + 2
+    url = f"/leagues/{league.slug}/"
+    client.get(url)
+    _, warm = _get(client, url)
+
+    def view() -> int:
+        page, statements = _get(client, url)
+        assert {name: _counts(row) for name, row in _rows_by_bot(page, "standings").items()} == (
+            _shown(league)
+        )
+        return len(statements)
+
+    for match_id in matches[:n]:
+        assert play_match(match_id) is PlayOutcome.FINISHED
+    assert view() == len(warm)  # the n-th result's page, built at the result
+    for match_id in matches[n : 2 * n + 1]:
+        assert play_match(match_id) is PlayOutcome.FINISHED
+    assert view() > len(warm)  # the (n+1)-th result skipped it: this visitor built it
+    assert play_match(matches[2 * n + 1]) is PlayOutcome.FINISHED
+    assert view() == len(warm)  # seen since: built at the result again
+
+
 @pytest.mark.parametrize("how", ["last viewed too long ago", "PAGE_WATCH_SECONDS=0"])
 def test_a_page_nobody_watches_is_not_built_at_the_result(
     page_cache: str,
