@@ -3,7 +3,7 @@
 same worker in the same run, and the SQL statements one result costs.
 
     .venv/bin/python bench/orchestration.py [--bots 12] [--batches 5] [--conn-max-age 600]
-        [--pool solo|threads] [--concurrency N] [--db-pool 8] [--watched]
+        [--pool solo|threads] [--concurrency N] [--db-pool 8] [--watched [--viewed]]
 
 Needs PostgreSQL and Redis (DATABASE_URL, default .../agent_avenue_bench_orch, created and
 migrated if missing; REDIS_URL, default redis://127.0.0.1:6379/0). One worker on a queue of
@@ -35,9 +35,13 @@ Before the batches, the worker runs 20 no-op tasks and plays one small round, un
 so that no batch pays for the worker's first imports and connections.
 
 ``--watched``: each measured round's league page and its bots' pages are watched
-(``leaderboard.watching``, as if viewed just before), so every result also builds them
-into the cache after its commit (``leaderboard.refresh``): what watched pages add to a
-result's cost. Without it no page is watched, as in a league nobody looks at.
+(``leaderboard.watching``, as if viewed just before the round), so results also build
+them into the cache after their commit (``leaderboard.refresh``), each page at most
+``watching.BUILDS_PER_VIEW`` times, since nobody views it during the round. ``--viewed``
+too: as if each page were viewed after every result (the worker clears the pages' build
+counts after each result, as a view does: ``bench/orchestration_tasks.py``), so every
+result builds the league's page and both bots' pages: what watched pages add to a result
+at most. Without ``--watched`` no page is watched, as in a league nobody looks at.
 """
 
 from __future__ import annotations
@@ -91,7 +95,7 @@ from bench.orchestration_tasks import noop  # noqa: E402
 
 
 def start_worker(
-    conn_max_age: int, pool: str, concurrency: int, db_pool: int
+    conn_max_age: int, pool: str, concurrency: int, db_pool: int, viewed: bool = False
 ) -> tuple[subprocess.Popen[bytes], Path]:
     LOGS.mkdir(parents=True, exist_ok=True)
     log = LOGS / f"{QUEUE}.log"
@@ -100,6 +104,7 @@ def start_worker(
         "PYTHONPATH": str(ROOT),
         "DATABASE_CONN_MAX_AGE": str(conn_max_age),
         "DATABASE_POOL_SIZE": str(db_pool),
+        "BENCH_VIEW_AFTER_RESULT": "1" if viewed else "",
     }
     proc = subprocess.Popen(
         [
@@ -269,7 +274,10 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, help="threads (default: 500; solo: 1)")
     parser.add_argument("--db-pool", type=int, help="DATABASE_POOL_SIZE (threads: default 8)")
     parser.add_argument("--watched", action="store_true", help="every page watched")
+    parser.add_argument("--viewed", action="store_true", help="and viewed after each result")
     args = parser.parse_args()
+    if args.viewed and not args.watched:
+        parser.error("--viewed needs --watched")
     solo = args.pool == "solo"
     concurrency = 1 if solo else (args.concurrency or 500)
     db_pool = args.db_pool if args.db_pool is not None else (0 if solo else 8)
@@ -277,7 +285,7 @@ def main() -> None:
         parser.error("--pool solo plays one match at a time")
     counts = statements_per_result(args.bots)
     r = redis.Redis.from_url(os.environ["REDIS_URL"])
-    proc, log = start_worker(args.conn_max_age, args.pool, concurrency, db_pool)
+    proc, log = start_worker(args.conn_max_age, args.pool, concurrency, db_pool, args.viewed)
     noops: list[float] = []
     noop_cpus: list[float] = []
     batches: list[Batch] = []
@@ -325,7 +333,9 @@ def main() -> None:
     print(
         f"{args.bots} house bots, {n} matches a round, {worker}"
         f"DATABASE_CONN_MAX_AGE={args.conn_max_age}"
-        f"{', every page watched' if args.watched else ''}; medians over {args.batches} batches; "
+        f"{', every page watched' if args.watched else ''}"
+        f"{' and viewed after each result' if args.viewed else ''};"
+        f" medians over {args.batches} batches; "
         f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
     print(f"  no-op task:                 {noop_ms:6.2f} ms per task")

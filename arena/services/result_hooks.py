@@ -15,10 +15,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 
-from arena.models import League
+if TYPE_CHECKING:  # importable before Django's apps are (a Celery app module registers)
+    from arena.models import League
 
 logger = logging.getLogger(__name__)
 
