@@ -365,6 +365,10 @@ LOGOUT_REDIRECT_URL = "leaderboard:home"
 #: log-in and sign-up attempts per client address per window (then HTTP 429)
 LOGIN_RATE_LIMIT = env_int("LOGIN_RATE_LIMIT", default=10, minimum=1)
 LOGIN_RATE_WINDOW_SECONDS = env_int("LOGIN_RATE_WINDOW_SECONDS", default=60, minimum=1)
+#: a standings or bot page viewed this recently is "watched": a result that changes it
+#: builds it into the cache right after its commit, on the result's worker
+#: (leaderboard.watching, leaderboard.refresh); 0: no page is, every result costs nothing
+PAGE_WATCH_SECONDS = env_int("PAGE_WATCH_SECONDS", default=600, minimum=0)
 
 # The cache holds rate-limit counters and immutable replay frames. With Redis (distributed
 # mode) every web process shares it, so limits hold across gunicorn workers; embedded mode

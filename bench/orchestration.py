@@ -5,6 +5,7 @@ the same worker in the same run, and the SQL statements one result and one chunk
 
     .venv/bin/python bench/orchestration.py [--bots 12] [--batches 5] [--conn-max-age 600]
         [--pool solo|threads] [--concurrency N] [--db-pool 8] [--chunk N]
+        [--watched [--viewed]]
 
 Needs PostgreSQL and Redis (DATABASE_URL, default .../agent_avenue_bench_orch, created and
 migrated if missing; REDIS_URL, default redis://127.0.0.1:6379/0). One worker on a queue of
@@ -39,6 +40,15 @@ so that no batch pays for the worker's first imports and connections, and the be
 the tables the bench fills would otherwise have no statistics at all (a deployed server's
 autovacuum keeps them), and the planner would read a chunk's seats by hashing every match
 of the database.
+
+``--watched``: each measured round's league page and its bots' pages are watched
+(``leaderboard.watching``, as if viewed just before the round), so results also build
+them into the cache after their commit (``leaderboard.refresh``), each page at most
+``watching.BUILDS_PER_VIEW`` times, since nobody views it during the round. ``--viewed``
+too: as if each page were viewed after every result (the worker clears the pages' build
+counts after each result, as a view does: ``bench/orchestration_tasks.py``), so every
+result builds the league's page and both bots' pages: what watched pages add to a result
+at most. Without ``--watched`` no page is watched, as in a league nobody looks at.
 """
 
 from __future__ import annotations
@@ -96,7 +106,7 @@ from bench.orchestration_tasks import noop  # noqa: E402
 
 
 def start_worker(
-    conn_max_age: int, pool: str, concurrency: int, db_pool: int
+    conn_max_age: int, pool: str, concurrency: int, db_pool: int, viewed: bool = False
 ) -> tuple[subprocess.Popen[bytes], Path]:
     LOGS.mkdir(parents=True, exist_ok=True)
     log = LOGS / f"{QUEUE}.log"
@@ -105,6 +115,7 @@ def start_worker(
         "PYTHONPATH": str(ROOT),
         "DATABASE_CONN_MAX_AGE": str(conn_max_age),
         "DATABASE_POOL_SIZE": str(db_pool),
+        "BENCH_VIEW_AFTER_RESULT": "1" if viewed else "",
     }
     proc = subprocess.Popen(
         [
@@ -213,8 +224,24 @@ class Batch(NamedTuple):
     matches: int
 
 
-def match_batch(bots: int, tag: str, worker: subprocess.Popen[bytes]) -> Batch:
+def watch(league: svc.League) -> None:
+    """The league's page and its bots' pages watched, as a visitor's views leave them."""
+    from django.core.cache import cache
+
+    from leaderboard import watching
+
+    keys = [watching.league_key(league.pk)] + [
+        watching.bot_key(bot_id) for bot_id in league.entries.values_list("bot_id", flat=True)
+    ]
+    cache.set_many(dict.fromkeys(keys, time.time()), timeout=3600)
+
+
+def match_batch(
+    bots: int, tag: str, worker: subprocess.Popen[bytes], watched: bool = False
+) -> Batch:
     league = make_league(bots, tag)
+    if watched:
+        watch(league)
     cpu0 = worker_cpu(worker)
     t0 = time.perf_counter()
     scheduled = do_schedule_round(league)  # every match sent on commit
@@ -280,7 +307,11 @@ def main() -> None:
     parser.add_argument(
         "--chunk", type=int, help="ARENA_MATCH_CHUNK (default: the setting's, 16); 1: no chunks"
     )
+    parser.add_argument("--watched", action="store_true", help="every page watched")
+    parser.add_argument("--viewed", action="store_true", help="and viewed after each result")
     args = parser.parse_args()
+    if args.viewed and not args.watched:
+        parser.error("--viewed needs --watched")
     solo = args.pool == "solo"
     concurrency = 1 if solo else (args.concurrency or 500)
     db_pool = args.db_pool if args.db_pool is not None else (0 if solo else 8)
@@ -291,7 +322,7 @@ def main() -> None:
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")  # see the module doc
     r = redis.Redis.from_url(os.environ["REDIS_URL"])
-    proc, log = start_worker(args.conn_max_age, args.pool, concurrency, db_pool)
+    proc, log = start_worker(args.conn_max_age, args.pool, concurrency, db_pool, args.viewed)
     noops: list[float] = []
     noop_cpus: list[float] = []
     batches: list[Batch] = []
@@ -301,7 +332,7 @@ def main() -> None:
         noop_batch(r, 20, proc)  # warm the worker
         match_batch(4, f"{stamp}-warm", proc)  # and its first match: imports, connections
         for b in range(args.batches):
-            batch = match_batch(args.bots, f"{stamp}-{b}", proc)
+            batch = match_batch(args.bots, f"{stamp}-{b}", proc, args.watched)
             batches.append(batch)
             n = batch.matches
             noop_wall, noop_cpu = noop_batch(r, n, proc)
@@ -338,7 +369,10 @@ def main() -> None:
     )
     print(
         f"{args.bots} house bots, {n} matches a round, {worker}"
-        f"DATABASE_CONN_MAX_AGE={args.conn_max_age}; medians over {args.batches} batches; "
+        f"DATABASE_CONN_MAX_AGE={args.conn_max_age}"
+        f"{', every page watched' if args.watched else ''}"
+        f"{' and viewed after each result' if args.viewed else ''};"
+        f" medians over {args.batches} batches; "
         f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
     print(f"  no-op task:                 {noop_ms:6.2f} ms per task")

@@ -24,7 +24,12 @@ Three measurements, each on warm caches first, as a running site's are:
 * **after a result**: before each request of a page, a result lands in the page's league
   (what a result's transaction writes to what the pages read: two standings rows with
   their rating rows' ``updated_at``, and a match's ``finished_at``), so every fragment
-  keyed by the league's or the bot's version is stale, the rest of the cache warm;
+  keyed by the league's or the bot's version is stale, the rest of the cache warm; then,
+  after its commit, what the real result path runs there,
+  ``arena.services.result_hooks.result_committed`` (the site's refresh of the watched
+  pages it changed, ``leaderboard.refresh``: the pages measured are watched, their
+  requests say so). That refresh is a result's cost, not the page's: it is timed on its
+  own and printed, with its cost for a league nobody watches;
 * **cold** (``--cache local`` only): the whole cache cleared before every request.
 """
 
@@ -263,20 +268,29 @@ class ResultLands:
     """What a result's transaction writes that the pages read, for the league of the
     standings page and the measured bot: two of the league's standings rows (one the
     bot's), with their rating rows' ``updated_at``, and a finished match's ``finished_at``
-    (the rounds' version). Written like a result: one transaction, committed."""
+    (the rounds' version). Written like a result: one transaction, committed, then the
+    result path's after-commit hook (``result_hooks.result_committed``) for the league
+    and the rows' bots, timed: ``hook_ms``."""
 
     def __init__(self, league_slug: str, bot_name: str) -> None:
-        from arena.models import Match
+        from arena.models import League, Match
         from arena.ratings.models import LiveRating
 
+        self.league = League.objects.get(slug=league_slug)
         self.rows = list(
-            LiveRating.objects.filter(league__slug=league_slug).order_by("-shown_rating")
+            LiveRating.objects.filter(league=self.league).order_by("-shown_rating")
             .values_list("pk", flat=True)[:2]
         )  # fmt: skip
         self.rows += list(
             LiveRating.objects.filter(bot__name=bot_name).values_list("pk", flat=True)
         )
-        self.match = Match.objects.filter(league__slug=league_slug).order_by("-id")[0].pk
+        self.bots = list(
+            LiveRating.objects.filter(pk__in=self.rows, league=self.league).values_list(
+                "bot_id", flat=True
+            )
+        )
+        self.match = Match.objects.filter(league=self.league).order_by("-id")[0].pk
+        self.hook_ms: list[float] = []
 
     def __call__(self) -> None:
         from django.db import transaction
@@ -285,6 +299,7 @@ class ResultLands:
 
         from arena.models import Match
         from arena.ratings.models import LiveRating
+        from arena.services import result_hooks
 
         now = timezone.now()
         with transaction.atomic():
@@ -292,6 +307,9 @@ class ResultLands:
                 updated_at=now, games=F("games") + 1, shown_games=F("shown_games") + 1
             )
             Match.objects.filter(pk=self.match).update(finished_at=now)
+        t = time.perf_counter()
+        result_hooks.result_committed(self.league, self.bots)  # runs now: no transaction
+        self.hook_ms.append((time.perf_counter() - t) * 1000)
 
 
 def measure(
@@ -342,6 +360,28 @@ def report(title: str, times: dict[str, list[float]]) -> None:
         print(f"{name:<26}{p50:8.2f}{p95:8.2f}{p50 / b50:10.2f}x{p95 / b95:10.2f}x")
 
 
+def report_hook(lands: ResultLands, bot_name: str) -> None:
+    """What the after-commit hook added to each simulated result (the pages it changed
+    watched), and what it costs a result in a league nobody watches (one cache read):
+    the same hook for league-19 and its first two bots, whose pages no request viewed."""
+    from arena.models import League
+    from arena.ratings.models import LiveRating
+    from arena.services import result_hooks
+
+    quiet = League.objects.get(slug="league-19")
+    bots = list(LiveRating.objects.filter(league=quiet).values_list("bot_id", flat=True)[:2])
+    unwatched = []
+    for _ in range(200):
+        t = time.perf_counter()
+        result_hooks.run(result_hooks.ResultCommitted(quiet, tuple(bots)))
+        unwatched.append((time.perf_counter() - t) * 1000)
+    print(f"\nafter-commit hook per result, milliseconds p50 / p95 ({len(lands.hook_ms)}"
+          f" results): league-00 and {bot_name} watched"
+          f" {statistics.median(lands.hook_ms):.2f} / {pct(lands.hook_ms, 0.95):.2f};"
+          f" a league nobody watches {statistics.median(unwatched):.3f}"
+          f" / {pct(unwatched, 0.95):.3f}")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=300, help="per URL")
@@ -387,6 +427,7 @@ def main() -> None:
         before={k: lands for k in pages if not k.startswith("trivial")},
     )  # fmt: skip
     report(f"right after a result (one before each request), {args.requests} per URL", after)
+    report_hook(lands, bot.name)
     if args.cache == "local":
         cold = measure({k: v for k, v in urls.items() if "page" in k}, max(20, args.requests // 5),
                        cold=True)  # fmt: skip

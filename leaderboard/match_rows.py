@@ -13,15 +13,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any
 
 from django.db import connection
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 
-from arena.models import Bot, Match, MatchEndReason, Participation, Round
+from arena.models import Bot, League, Match, MatchEndReason, Participation, Round
 from leaderboard.fragments import rows_by_key
-from leaderboard.reads.bots import opponents_of, recent_participations
 from leaderboard.replays import EMBARGO_PARAMS, WITHHELD_SQL
 
 TEMPLATE = "leaderboard/_match_row.html"
@@ -158,10 +158,78 @@ def round_rows(round_id: int) -> list[tuple[int, SafeString]]:
 RECENT_TEMPLATE = "leaderboard/_recent_row.html"
 
 
+@dataclass(frozen=True)
+class _League:
+    slug: str
+    name: str
+
+
+@dataclass(frozen=True)
+class _RecentMatch:
+    pk: int
+    status: str
+    finished_at: datetime | None
+    league: _League
+
+
+@dataclass(frozen=True)
+class _RecentSeat:
+    """What ``_recent_row.html`` reads of the bot's seat (``row.p``), read without the
+    ORM; a withheld match's seat blanked as ``replays.withhold_seats`` blanks it."""
+
+    team: int
+    won: bool | None
+    rating_change: Decimal | None
+    latency_p50_ms: float | None
+    fault_cause: str
+    match: _RecentMatch
+
+
+@dataclass(frozen=True)
+class _Other:
+    team: int
+    bot: _Named
+
+
+def _recent_seats(ids: list[int]) -> dict[int, dict[str, Any]]:
+    """These participations as their recent rows show them, with the other seats of each
+    match (its opponents and team-mates, by seat), in one statement: ``{id: row}``."""
+    t = {m.__name__: m._meta.db_table for m in (Match, Participation, Bot, League)}
+    marks = ", ".join(["%s"] * len(ids))
+    sql = (
+        "SELECT p.id, p.team, p.won, p.rating_change, p.latency_p50_ms, p.fault_cause,"
+        f" m.id, m.status, CAST(m.finished_at AS TEXT), {WITHHELD_SQL}, l.slug, l.name,"
+        " o.team, ob.name"
+        f" FROM {t['Participation']} p JOIN {t['Match']} m ON m.id = p.match_id"
+        f" JOIN {t['League']} l ON l.id = m.league_id"
+        f" LEFT JOIN {t['Participation']} o ON o.match_id = p.match_id AND o.seat <> p.seat"
+        f" LEFT JOIN {t['Bot']} ob ON ob.id = o.bot_id"
+        f" WHERE p.id IN ({marks}) ORDER BY p.id, o.seat"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*EMBARGO_PARAMS, *ids])
+        found = cursor.fetchall()
+    out: dict[int, dict[str, Any]] = {}
+    for pk, team, won, change, p50, fault, m_pk, status, done, hidden, slug, name, *other in found:
+        if pk not in out:
+            if change is not None and not isinstance(change, Decimal):
+                change = Decimal(str(change))  # SQLite answers a float
+            match = _RecentMatch(m_pk, status, _when(done) if done else None, _League(slug, name))
+            seat = (
+                _RecentSeat(team, None, None, None, "", match)
+                if hidden
+                else _RecentSeat(team, won, change, p50, fault, match)
+            )
+            out[pk] = {"p": seat, "opponents": []}
+        if other[0] is not None:
+            out[pk]["opponents"].append(_Other(other[0], _Named(other[1])))
+    return out
+
+
 def recent_rows(bot_id: int, limit: int) -> list[tuple[int, SafeString]]:
     """A bot page's latest matches (its seat in each, by participation id), cached by what
     a row shows: one statement for the keys (index ``participation_bot_recent``), one
-    ``get_many``, and the ORM with every seat only for the rows not cached."""
+    ``get_many``, and one statement more for the rows not cached (``_recent_seats``)."""
     t = {m.__name__: m._meta.db_table for m in (Match, Participation)}
     sql = (
         f"SELECT p.id, m.status, m.finished_at, {WITHHELD_SQL}"
@@ -174,8 +242,8 @@ def recent_rows(bot_id: int, limit: int) -> list[tuple[int, SafeString]]:
 
     def render(ids: list[int]) -> dict[int, str]:
         return {
-            p.pk: render_to_string(RECENT_TEMPLATE, {"row": {"p": p, "opponents": opponents_of(p)}})
-            for p in recent_participations(bot_id, limit, ids)
+            pk: render_to_string(RECENT_TEMPLATE, {"row": row})
+            for pk, row in _recent_seats(ids).items()
         }
 
     keyed = [(pk, f"{pk}:{status}:{bool(wh)}:{done}") for pk, status, done, wh in keys]

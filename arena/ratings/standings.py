@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db import transaction
+from django.utils import timezone
 
 from arena.models import DealMode, League, Match, MatchEndReason, MatchStatus, Participation
 from arena.ratings.models import START_RATING, LiveRating
@@ -105,7 +106,10 @@ def partner_seats(partner: Match) -> list[Participation]:
 
 def do_release_partner(league: League, partner: Match) -> None:
     """For a match ending void (no rating rows of its own to write): release its finished
-    partner's result. Locks the bots' rating rows by id, in the caller's transaction."""
+    partner's result. Locks the bots' rating rows by id, in the caller's transaction.
+    Their ``updated_at`` moves too (``bulk_update`` does not apply ``auto_now``): the
+    pages' versions read it, and a standings page cached while the game was withheld
+    must not stay as it was."""
     seats = partner_seats(partner)
     rows = {
         r.bot_id: r
@@ -113,10 +117,12 @@ def do_release_partner(league: League, partner: Match) -> None:
         .filter(league=league, bot_id__in={p.bot_id for p in seats})
         .order_by("id")
     }
+    now = timezone.now()
     for p in seats:
         if p.bot_id in rows:
             add_shown(rows[p.bot_id], p, partner.end_reason)
-    LiveRating.objects.bulk_update(list(rows.values()), SHOWN_FIELDS)
+            rows[p.bot_id].updated_at = now
+    LiveRating.objects.bulk_update(list(rows.values()), [*SHOWN_FIELDS, "updated_at"])
 
 
 # ------------------------------------------------------------------ the recompute

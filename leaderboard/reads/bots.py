@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 from django.core.cache import cache
 from django.db import DEFAULT_DB_ALIAS, connection
-from django.db.models import Model, Prefetch, Sum
+from django.db.models import Model, Sum
 
 from arena.analytics.models import BotAnalytics
 from arena.hosting.models import CodeVersion
@@ -19,7 +19,7 @@ from arena.models import Bot, BotKind, BotVersion, Entry, League, Match, MatchSt
 from arena.ratings.models import BatchRating, LiveRating, VersionFit, VersionRating
 from arena.relay import RelayError, runner_relay
 from leaderboard.reads.bot_stats import LeagueStats, league_stats
-from leaderboard.replays import EMBARGO_PARAMS, WITHHELD_SQL, withhold_seats
+from leaderboard.replays import EMBARGO_PARAMS, WITHHELD_SQL
 
 logger = logging.getLogger(__name__)
 
@@ -171,24 +171,6 @@ class BotProfile:
         return found
 
 
-def recent_participations(
-    bot: Bot | int, limit: int = RECENT_MATCHES, ids: list[int] | None = None
-) -> list[Participation]:
-    """The bot's latest matches with every seat of each (3 queries in all; ``ids``: only
-    these of its participations)."""
-    seats = Participation.objects.select_related("bot").only(
-        "match_id", "seat", "team", "won", "bot__name", "fault_cause"
-    )
-    rows = list(
-        Participation.objects.filter(bot=bot, **({} if ids is None else {"pk__in": ids}))
-        .select_related("match__league", "match__round")
-        .prefetch_related(Prefetch("match__participations", queryset=seats.order_by("seat")))
-        .order_by("-match_id")[:limit]
-    )
-    withhold_seats(rows)
-    return rows
-
-
 def _league_ratings(bot: Bot) -> list[LeagueRating]:
     """The bot's rating rows with their leagues and fits, in one plain statement (the
     ORM's two queries cost more to compile than to answer)."""
@@ -273,13 +255,15 @@ class BotVersions:
     hello: str
 
 
-def bot_with_version(name: str) -> tuple[Bot, BotVersions] | None:
+def bot_with_version(
+    name: str | None = None, *, pk: int | None = None
+) -> tuple[Bot, BotVersions] | None:
     """The bot (with ``owner_name``) and versions that change whenever its page would:
     a rated game moves its rating rows' ``updated_at``, a fit its batch rows, a scheduled
     match the latest participation, a match starting the count of running ones, a Hello its
     versions, a hosted bot's switch of version its version rows, a recorded game its
     analytics rows. One plain SQL statement (see ``leagues.league_with_version``); the
-    versions key the page's cached parts."""
+    versions key the page's cached parts. The bot by its ``name`` or its ``pk``."""
     t = {m.__name__: m._meta.db_table for m in (LiveRating, BatchRating, Participation,
                                                  Match, BotVersion, VersionRating,
                                                  BotAnalytics)}  # fmt: skip
@@ -294,9 +278,9 @@ def bot_with_version(name: str) -> tuple[Bot, BotVersions] | None:
         f" (SELECT MAX(last_seen) FROM {t['BotVersion']} WHERE bot_id = b.id) AS v_hello,"
         f" (SELECT MAX(updated_at) FROM {t['VersionRating']} WHERE bot_id = b.id) AS v_code,"
         f" (SELECT MAX(updated_at) FROM {t['BotAnalytics']} WHERE bot_id = b.id) AS v_analytics"
-        f" FROM {Bot._meta.db_table} b WHERE b.name = %s"
+        f" FROM {Bot._meta.db_table} b WHERE b.{'name' if pk is None else 'id'} = %s"
     )
-    found = list(Bot.objects.raw(sql, [MatchStatus.RUNNING, name]))
+    found = list(Bot.objects.raw(sql, [MatchStatus.RUNNING, name if pk is None else pk]))
     if not found:
         return None
     bot = found[0]
@@ -310,11 +294,6 @@ def bot_with_version(name: str) -> tuple[Bot, BotVersions] | None:
         join("analytics", "running"),
         join("hello"),
     )
-
-
-def opponents_of(p: Participation) -> list[Participation]:
-    """The other seats of ``p``'s match (prefetched by ``recent_participations``)."""
-    return [o for o in p.match.participations.all() if o.seat != p.seat]
 
 
 def group_by_team(parts: list[Participation]) -> dict[int, list[str]]:
