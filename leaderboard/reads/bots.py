@@ -259,11 +259,13 @@ def bot_with_version(
     name: str | None = None, *, pk: int | None = None
 ) -> tuple[Bot, BotVersions] | None:
     """The bot (with ``owner_name``) and versions that change whenever its page would:
-    a rated game moves its rating rows' ``updated_at``, a fit its batch rows, a scheduled
-    match the latest participation, a match starting the count of running ones, a Hello its
-    versions, a hosted bot's switch of version its version rows, a recorded game its
-    analytics rows. One plain SQL statement (see ``leagues.league_with_version``); the
-    versions key the page's cached parts. The bot by its ``name`` or its ``pk``."""
+    a rated game moves its rating rows' ``updated_at`` (and a shown one the sum of their
+    shown games, which moves even when results commit out of order), a fit its batch
+    rows, a scheduled match the latest participation, a match starting the count of
+    running ones, a Hello its versions, a hosted bot's switch of version its version rows,
+    a recorded game its analytics rows (their ``updated_at`` and the sum of their games).
+    One plain SQL statement (see ``leagues.league_with_version``); the versions key the
+    page's cached parts. The bot by its ``name`` or its ``pk``."""
     t = {m.__name__: m._meta.db_table for m in (LiveRating, BatchRating, Participation,
                                                  Match, BotVersion, VersionRating,
                                                  BotAnalytics)}  # fmt: skip
@@ -271,6 +273,11 @@ def bot_with_version(
     sql = (
         f"SELECT b.*, (SELECT username FROM {user_table} WHERE id = b.owner_id) AS owner_name,"
         f" (SELECT MAX(updated_at) FROM {t['LiveRating']} WHERE bot_id = b.id) AS v_rated,"
+        # sums that every shown game and every recorded game add to, whatever order results
+        # commit in (results in two leagues do not wait for each other: the one stamped
+        # first can commit last and leave the MAX(updated_at)s where the other put them)
+        f" (SELECT SUM(shown_games) FROM {t['LiveRating']} WHERE bot_id = b.id) AS v_shown,"
+        f" (SELECT SUM(games) FROM {t['BotAnalytics']} WHERE bot_id = b.id) AS v_counted,"
         f" (SELECT MAX(computed_at) FROM {t['BatchRating']} WHERE bot_id = b.id) AS v_fit,"
         f" (SELECT MAX(match_id) FROM {t['Participation']} WHERE bot_id = b.id) AS v_latest,"
         f" (SELECT COUNT(*) FROM {t['Participation']} p JOIN {t['Match']} m"
@@ -289,9 +296,9 @@ def bot_with_version(
         return ":".join(str(getattr(bot, f"v_{k}")) for k in keys)
 
     return bot, BotVersions(
-        join("rated", "fit", "latest", "running", "hello", "code", "analytics"),
-        join("rated", "fit", "code"),
-        join("analytics", "running"),
+        join("rated", "shown", "fit", "latest", "running", "hello", "code", "analytics", "counted"),
+        join("rated", "shown", "fit", "code"),
+        join("analytics", "counted", "running"),
         join("hello"),
     )
 

@@ -153,6 +153,10 @@ def _version_sql() -> str:
     return (
         f"(SELECT COUNT(*) FROM {live} WHERE league_id = l.id) AS v_ratings,"
         f" (SELECT MAX(updated_at) FROM {live} WHERE league_id = l.id) AS v_rated,"
+        # every shown game adds one here, whatever order results commit in: two results for
+        # other bots do not wait for each other, so the one stamped first can commit last
+        # and leave MAX(updated_at) where the other put it
+        f" (SELECT SUM(shown_games) FROM {live} WHERE league_id = l.id) AS v_shown,"
         f" (SELECT MAX(computed_at) FROM {batch} WHERE league_id = l.id) AS v_fit,"
         f" (SELECT COUNT(*) FROM {entry} WHERE league_id = l.id AND active = %s) AS v_entries,"
         f" (SELECT SUM(bot_id) FROM {entry} WHERE league_id = l.id AND active = %s) AS v_sum,"
@@ -181,8 +185,9 @@ def league_with_version(slug: str) -> tuple[League, LeagueVersions] | None:
     """The league and the versions of its page's parts, in one plain SQL statement (the
     ORM's compilation of these subqueries costs more than the database's answer). Every
     rated game moves a rating row's ``updated_at``, a fit moves ``computed_at``, entering
-    or withdrawing changes the entries' count and sum. The versions are opaque: they key
-    the page's cached fragments."""
+    or withdrawing changes the entries' count and sum; the shown games' sum moves with
+    every released result, even one that commits after a later-stamped one. The versions
+    are opaque: they key the page's cached fragments."""
     sql = f"SELECT l.*, {_version_sql()} FROM {League._meta.db_table} l WHERE l.slug = %s"
     params = [True, True, MatchStatus.RUNNING, RoundStatus.COMPLETE, slug]
     found = list(League.objects.raw(sql, params))
@@ -194,7 +199,7 @@ def league_with_version(slug: str) -> tuple[League, LeagueVersions] | None:
         return ":".join(str(getattr(league, n)) for n in names)
 
     return league, LeagueVersions(
-        join("v_ratings", "v_rated", "v_fit", "v_entries", "v_sum"),
+        join("v_ratings", "v_rated", "v_shown", "v_fit", "v_entries", "v_sum"),
         join("a_round", "a_live", "a_done"),
         join("x_round", "v_fit", "v_entries", "v_sum"),
     )
