@@ -93,7 +93,14 @@ def _held_then(league: League, first: int, meanwhile: Callable[[], None]) -> Non
     hold.start()
     assert hold.held.wait(60), "the rows were not locked"
     outcome: list[PlayOutcome] = []
-    a = threading.Thread(target=lambda: (outcome.append(play_match(first)), connection.close()))
+
+    def play() -> None:
+        try:
+            outcome.append(play_match(first))
+        finally:
+            connection.close()
+
+    a = threading.Thread(target=play)
     a.start()
     deadline = time.monotonic() + 60
     while not _waiting_on_a_lock():  # A has written its rating rows and waits for the rows
