@@ -364,9 +364,24 @@ class LoadRig:
             q = q.filter(worker_id__contains=f":{worker.pid}:")
         return q.count()
 
+    def _holding(self) -> Proc | None:
+        """A live worker holding running matches, the one holding most; None if none."""
+        held = [(self._running(w), w) for w in self.workers if w.alive()]
+        count, worker = max(held, key=lambda h: h[0], default=(0, None))
+        return worker if count > 0 else None
+
     def fault_kill_worker(self) -> str:
-        victim = next(w for w in self.workers if w.alive())
-        wait_until(lambda: self._running(victim) > 0, 30, f"{victim.name} to hold matches", 0.05)
+        # whichever worker holds matches now: the broker shares a round's messages out as
+        # the workers' prefetch asks, so a given worker may have played its share already
+        found: list[Proc] = []
+
+        def holding() -> bool:
+            worker = self._holding()
+            found[:] = [worker] if worker is not None else []
+            return bool(found)
+
+        wait_until(holding, 30, "a worker to hold matches", 0.05)
+        victim = found[0]
         held = self._running(victim)
         victim.kill9()
         self.start_worker(wait=False)
