@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
-from django.core.cache import cache
 from django.db import connection, transaction
 from django.test import Client
 
@@ -30,25 +29,9 @@ from arena.services.matches import play_match
 from arena.services.rounds import do_schedule_round
 from tests.web.helpers import make_league
 from tests.web.test_pages_after_result import _counts, _rows_by_bot
+from tests.web.test_pages_refreshed import _shown
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def local_cache(settings) -> Iterator[None]:  # noqa: ANN001 - pytest-django's
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-    cache.clear()
-    yield
-    cache.clear()
-
-
-def _shown(league: League) -> dict[str, list[int]]:
-    return {
-        name: [g, w, lo, f]
-        for name, g, w, lo, f in LiveRating.objects.filter(league=league).values_list(
-            "bot__name", "shown_games", "shown_wins", "shown_losses", "shown_forfeits"
-        )
-    }
 
 
 def _bots(match_id: int) -> set[int]:
@@ -116,9 +99,7 @@ def _held_then(league: League, first: int, meanwhile: Callable[[], None]) -> Non
     assert outcome == [PlayOutcome.FINISHED]
 
 
-def test_a_result_committed_after_a_later_stamped_one_moves_the_league_page(
-    local_cache: None, client: Client
-) -> None:
+def test_a_result_committed_after_a_later_stamped_one_moves_the_league_page(client: Client) -> None:
     league = make_league("Order League", ["random", "greedy", "random", "greedy"], rounds=1)
     scheduled = do_schedule_round(league, enqueue=False, when_previous_incomplete=True)
     assert scheduled is not None
@@ -140,7 +121,7 @@ def test_a_result_committed_after_a_later_stamped_one_moves_the_league_page(
 
 
 def test_a_result_committed_after_a_later_stamped_one_of_the_bot_moves_its_page(
-    local_cache: None, client: Client
+    client: Client,
 ) -> None:
     one = make_league("Order One", ["random", "greedy"], rounds=1)
     shared = LiveRating.objects.filter(league=one).order_by("bot_id")[0].bot

@@ -5,13 +5,9 @@ and a finished game of a mirrored pair shows nowhere while its partner is to be 
 
 from __future__ import annotations
 
-import os
 import re
-import uuid
-from collections.abc import Iterator
 
 import pytest
-from django.core.cache import cache
 from django.test import Client
 
 from arena.models import League, Match, MatchStatus
@@ -23,25 +19,6 @@ from arena.services.rounds import do_schedule_round
 from tests.web.helpers import make_league
 
 pytestmark = pytest.mark.django_db
-
-CACHES = ["local"] + (["redis"] if os.environ.get("REDIS_URL") else [])
-
-
-@pytest.fixture(params=CACHES)
-def page_cache(request, settings) -> Iterator[str]:  # noqa: ANN001 - pytest's objects
-    """The pages' cache: the process's own, or Redis under a prefix of this test's own."""
-    if request.param == "redis":
-        settings.CACHES = {
-            "default": {
-                "BACKEND": "arena.cache.ResilientRedisCache",
-                "LOCATION": os.environ["REDIS_URL"],
-                "KEY_PREFIX": f"test-after-result-{uuid.uuid4().hex}",
-                "TIMEOUT": 600,
-            }
-        }
-    cache.clear()  # a prefix of its own: clears this test's keys only
-    yield request.param
-    cache.clear()
 
 
 def _table(html: str, css: str) -> str:

@@ -11,10 +11,8 @@ as in a worker."""
 
 from __future__ import annotations
 
-import os
 import re
 import uuid
-from collections.abc import Iterator
 
 import pytest
 from django.core.cache import cache
@@ -34,25 +32,6 @@ from tests.web.helpers import make_league
 from tests.web.test_pages_after_result import _counts, _match_row, _rows_by_bot, _table
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-CACHES = ["local"] + (["redis"] if os.environ.get("REDIS_URL") else [])
-
-
-@pytest.fixture(params=CACHES)
-def page_cache(request, settings) -> Iterator[str]:  # noqa: ANN001 - pytest's objects
-    """The pages' cache: the process's own, or Redis under a prefix of this test's own."""
-    if request.param == "redis":
-        settings.CACHES = {
-            "default": {
-                "BACKEND": "arena.cache.ResilientRedisCache",
-                "LOCATION": os.environ["REDIS_URL"],
-                "KEY_PREFIX": f"test-refreshed-{uuid.uuid4().hex}",
-                "TIMEOUT": 600,
-            }
-        }
-    cache.clear()  # a prefix of its own: clears this test's keys only
-    yield request.param
-    cache.clear()
 
 
 def _get(client: Client, url: str) -> tuple[str, list[str]]:
