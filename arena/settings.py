@@ -247,6 +247,13 @@ GATEWAY_PUBLIC_ADDRESS = env_str("GATEWAY_PUBLIC_ADDRESS", default="")
 #: Prefix of the relay's Redis keys, so that several deployments (or test runs) can share
 #: one Redis; every gateway and worker of one deployment must use the same.
 RELAY_PREFIX = env_str("RELAY_PREFIX", default="relay")
+#: host:port a Redis-relay gateway listens on for runners' direct lanes (arena.relay.direct:
+#: a decision then skips Redis); port 0 picks a free one; "off" opens none. Runners find
+#: the address in the bots' presence entries and prove they hold SECRET_KEY.
+RELAY_DIRECT_BIND = env_str("RELAY_DIRECT_BIND", default="127.0.0.1:0")
+#: the host runners dial for that lane when it is not the bound one (a wildcard bind, a
+#: container's service name); empty: the bound host, or this machine's name for 0.0.0.0
+RELAY_DIRECT_HOST = env_str("RELAY_DIRECT_HOST", default="")
 #: The gateway pings each bot this often, and closes a stream silent for the timeout.
 GATEWAY_HEARTBEAT_SECONDS = env_int("GATEWAY_HEARTBEAT_SECONDS", default=10, minimum=1)
 GATEWAY_HEARTBEAT_TIMEOUT_SECONDS = env_int(

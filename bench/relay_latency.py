@@ -6,13 +6,16 @@ Four measurements, taken in turns (``--rounds`` rounds of each, ``--decisions`` 
 round trips per round) so that the machine's load falls on all of them alike; every
 helper process is started once, before the first round:
 
-1. the whole path: runner (this process) -> Redis relay -> gateway (another process) ->
-   SDK bot (two more processes, the example RandomBot) -> back; whole simple games of two
-   remote bots. Each asked decision is timed as the runner waits for it: from where the
-   runner starts on it (computing the asked seat's observation, right after finding that
-   the decision has more than one legal choice) to the moment it holds the parsed,
-   checked answer (``RemoteSeat.ask`` returns): building the request, both Redis hops,
-   the gateway, the bot, reading the answer, all in. Also printed: the part the bot is
+1. the whole path: runner (this process) -> relay -> gateway (another process) -> SDK
+   bot (two more processes, the example RandomBot) -> back; whole simple games of two
+   remote bots. Twice, round after round, against the same gateway: as deployed, the
+   runner writing to the gateway's direct lane (``arena.relay.direct``, the default), and
+   with the runner's lanes turned off, every message through Redis (as before the
+   lanes). Each asked decision is timed as the runner waits for it: from where the runner
+   starts on it (computing the asked seat's observation, right after finding that the
+   decision has more than one legal choice) to the moment it holds the parsed, checked
+   answer (``RemoteSeat.ask`` returns): building the request, both hops between runner
+   and gateway, the gateway, the bot, reading the answer, all in. Also printed: the part the bot is
    charged (the gateway's measure, from writing the request to the stream to reading the
    answer, as the replay records it);
 2. raw Redis: PING round trips from a synchronous client;
@@ -22,8 +25,9 @@ helper process is started once, before the first round:
    reading on its event loop (as the SDK does now); each sends the very request payloads
    the whole path sent in that round, the server answers each with as many bytes as the
    bot's median answer. The target's baseline is the faster of the two (by p50);
-4. the relay alone: the runner's request (same payloads) through Redis to a gateway
-   process's relay and straight back (no gRPC, no bot), to show where the time goes.
+4. the relay alone: the runner's request (same payloads) to a gateway process's relay and
+   straight back (no gRPC, no bot), through Redis and on a direct lane, to show where the
+   time goes.
 
 Statistic: percentiles of all round trips of a kind, over all rounds; the target compares
 p50 with p50. Needs Redis (REDIS_URL, default redis://127.0.0.1:6379/0), no database: the
@@ -99,6 +103,14 @@ def serve_echo(reply_bytes: int) -> None:
     asyncio.run(main())
 
 
+def direct_config():  # type: ignore[no-untyped-def]
+    from django.conf import settings
+
+    from arena.relay.redis_gateway import DirectConfig
+
+    return DirectConfig("127.0.0.1:0", str(settings.SECRET_KEY))
+
+
 def serve_gateway(prefix: str) -> None:
     import django
 
@@ -108,7 +120,8 @@ def serve_gateway(prefix: str) -> None:
     from arena.services.bots import BotIdentity
 
     auth = StaticAuthenticator({t: BotIdentity(*who) for t, who in TOKENS.items()})
-    gateway = Gateway(GatewayConfig(), RedisGatewayRelay(REDIS_URL, prefix), auth)
+    relay = RedisGatewayRelay(REDIS_URL, prefix, direct=direct_config())
+    gateway = Gateway(GatewayConfig(), relay, auth)
     asyncio.run(
         serve("127.0.0.1:0", gateway, ready=lambda p: print(p, flush=True), handle_signals=True)
     )
@@ -119,19 +132,20 @@ def serve_relay_echo(prefix: str, reply_bytes: int) -> None:
     import django
 
     django.setup()
-    from arena.relay.base import Delivery, Inbound, InboundKind
+    from arena.relay.base import Delivery, DeliveryKind, Inbound, InboundKind
     from arena.relay.redis import RedisGatewayRelay
 
     async def main() -> None:
-        relay = RedisGatewayRelay(REDIS_URL, prefix)
+        relay = RedisGatewayRelay(REDIS_URL, prefix, direct=direct_config())
         await relay.start()
         loop = asyncio.get_running_loop()
         reply = b"a" * reply_bytes
 
         class Echo:
             def deliver(self, d: Delivery) -> None:
-                answer = Inbound(InboundKind.ACTION, "echo", d.match_id, d.seq, reply)
-                loop.create_task(relay.send_inbound(answer))
+                if d.kind is DeliveryKind.REQUEST:
+                    answer = Inbound(InboundKind.ACTION, "echo", d.match_id, d.seq, reply)
+                    loop.create_task(relay.send_inbound(answer))
 
             def supersede(self, reason: str) -> None:
                 pass
@@ -243,16 +257,18 @@ async def raw_grpc_aio(n: int, sent: Sent, port: int) -> list[float]:
         return out
 
 
-def relay_only(n: int, sent: Sent) -> list[float]:
+def relay_only(n: int, sent: Sent, direct: bool) -> list[float]:
     from arena.relay.base import Delivery, DeliveryKind, DropCounts
     from arena.relay.redis import RedisRunnerRelay
 
     prefix = f"bench-{uuid.uuid4().hex[:8]}"
     args = ["--role", "relay-echo", "--prefix", prefix, "--reply-bytes", str(sent.answer_bytes())]
     proc, _ = spawn([__file__, *args])
-    relay = RedisRunnerRelay(REDIS_URL, prefix)
+    relay = RedisRunnerRelay(REDIS_URL, prefix, direct=direct)
     try:
         relay.open_match("m")
+        # as a match starts: its MatchStarted goes to the bot (on the lane, when direct)
+        assert relay.deliver("echo", Delivery(DeliveryKind.STARTED, "m", 0, b""))
         payloads = sent.requests
         out = []
         for seq in range(1, n + WARM_UP + 1):
@@ -284,6 +300,7 @@ class WholePath:
         self.prefix = f"bench-{uuid.uuid4().hex[:8]}"
         self.gateway, port = spawn([__file__, "--role", "gateway", "--prefix", self.prefix])
         self.relay = RedisRunnerRelay(REDIS_URL, self.prefix)
+        self.redis_only = RedisRunnerRelay(REDIS_URL, self.prefix, direct=False)
         # the SDK of this tree, not the one installed in the venv (before/after runs)
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "sdk"), str(ROOT)])}
         self.bots = []
@@ -330,13 +347,17 @@ class WholePath:
                 bench.sent.answers.append(len(inbound.payload) + 2)
                 return super()._read(inbound, ask, latency)
 
-        self.seats = [TimedSeat(bot_id, name, self.relay) for bot_id, name in TOKENS.values()]
+        self.seats = {
+            direct: [TimedSeat(bot_id, name, relay) for bot_id, name in TOKENS.values()]
+            for direct, relay in ((True, self.relay), (False, self.redis_only))
+        }
         self.games = 0
         self.decisions = 0
         self.elapsed = 0.0
 
-    def play(self, n: int) -> tuple[list[float], list[float]]:
-        """(runner's waits, what the bots were charged) of at least ``n`` decisions."""
+    def play(self, n: int, direct: bool = True) -> tuple[list[float], list[float]]:
+        """(runner's waits, what the bots were charged) of at least ``n`` decisions, the
+        runner on the gateway's direct lane or (``direct`` False) through Redis alone."""
         from arena.runner import TimeControl, run_match
         from referee import GameConfig
 
@@ -344,9 +365,10 @@ class WholePath:
         self.sent = Sent()
         charged: list[float] = []
         started = time.perf_counter()
+        seats = self.seats[direct]
         while len(self.walls) < n:
             outcome = run_match(
-                self.seats if self.games % 2 == 0 else self.seats[::-1],
+                seats if self.games % 2 == 0 else seats[::-1],
                 GameConfig.for_seats(2, "simple"),
                 self.games,
                 match_id=f"{self.prefix}-{self.games}",
@@ -364,6 +386,7 @@ class WholePath:
             stop(bot)
         stop(self.gateway)
         self.relay.close()
+        self.redis_only.close()
 
 
 def main() -> int:
@@ -386,7 +409,7 @@ def main() -> int:
 
     per_round = max(1, args.decisions // args.rounds)
     print(f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores")
-    kinds = ("redis", "grpc", "grpc_aio", "relay", "path", "charged")
+    kinds = ("redis", "grpc", "grpc_aio", "relay", "lane", "path", "charged", "path_redis")
     rows: dict[str, list[float]] = {k: [] for k in kinds}
     medians: dict[str, list[float]] = {k: [] for k in rows}
     whole = WholePath()
@@ -394,8 +417,10 @@ def main() -> int:
     answers: list[int] = []
     try:
         whole.play(WARM_UP)
+        whole.play(WARM_UP, direct=False)
         for _ in range(args.rounds):
             walls, charged = whole.play(per_round)
+            redis_walls, _ = whole.play(per_round, direct=False)
             sent = whole.sent
             sizes += [len(p) for p in sent.requests]
             answers += sent.answers
@@ -403,10 +428,12 @@ def main() -> int:
             for key, values in [
                 ("path", walls),
                 ("charged", charged),
+                ("path_redis", redis_walls),
                 ("redis", raw_redis(per_round)),
                 ("grpc", grpc_sync),
                 ("grpc_aio", grpc_aio),
-                ("relay", relay_only(per_round, sent)),
+                ("relay", relay_only(per_round, sent, direct=False)),
+                ("lane", relay_only(per_round, sent, direct=True)),
             ]:
                 rows[key] += values
                 medians[key].append(statistics.median(values))
@@ -423,8 +450,10 @@ def main() -> int:
         ("raw gRPC bidi ping-pong, same sizes, sync", "grpc"),
         ("raw gRPC bidi ping-pong, same sizes, aio", "grpc_aio"),
         ("relay only: runner-Redis-gateway loop-back", "relay"),
-        ("decision: runner-relay-gateway-SDK bot-back", "path"),
+        ("relay only: runner-lane-gateway loop-back", "lane"),
+        ("decision: runner-lane-gateway-SDK bot-back", "path"),
         ("  of which charged to the bot (gateway's)", "charged"),
+        ("decision, lanes off: runner-Redis-gateway-bot", "path_redis"),
     ]:
         row = "".join(f"{s[key][k]:>9.3f}" for k in ("p50", "p90", "p99", "mean"))
         by_round = " ".join(f"{m:.3f}" for m in medians[key])
@@ -442,7 +471,11 @@ def main() -> int:
     )
     print(
         f"charged / runner's wait, p50: {s['charged']['p50'] / s['path']['p50']:.2f} "
-        "(the rest is the arena's: runner, Redis, gateway)"
+        "(the rest is the arena's: runner, relay, gateway)"
+    )
+    print(
+        f"lanes off / on, p50: {s['path_redis']['p50'] / s['path']['p50']:.2f} "
+        f"({s['path_redis']['p50'] / raw:.2f} x the baseline without the lanes)"
     )
     rate = whole.decisions / whole.elapsed
     print(f"{whole.games} games, {rate:,.0f} remote decisions/s through the whole path, one runner")

@@ -209,4 +209,5 @@ class Gateway:
         await self.recheck.stop()
         await self.relay.stop()
         self._db.shutdown(wait=False)
-        logger.info("gateway stopped; counters: %s", dict(self.stats))
+        relay_stats = getattr(self.relay, "stats", None) or {}
+        logger.info("gateway stopped; counters: %s", {**self.stats, **relay_stats})

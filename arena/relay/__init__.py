@@ -48,7 +48,13 @@ def runner_relay() -> RunnerRelay:
 
 def gateway_relay() -> GatewayRelay:
     if settings.REDIS_URL:
-        from arena.relay.redis import RedisGatewayRelay
+        from arena.relay.redis_gateway import DirectConfig, RedisGatewayRelay
 
-        return RedisGatewayRelay(settings.REDIS_URL, settings.RELAY_PREFIX)
+        bind = settings.RELAY_DIRECT_BIND.strip()
+        direct = (
+            None
+            if bind.lower() in ("", "off")
+            else DirectConfig(bind, str(settings.SECRET_KEY), settings.RELAY_DIRECT_HOST)
+        )
+        return RedisGatewayRelay(settings.REDIS_URL, settings.RELAY_PREFIX, direct=direct)
     return shared_relay()

@@ -11,6 +11,11 @@ each read or written without a task switch in between:
 
 Everything else (attaching, detaching, the heartbeat) is rare and goes through an
 ordinary pooled client.
+
+With ``direct`` (``DirectConfig``; the settings' ``RELAY_DIRECT_BIND``) the gateway also
+opens a direct lane (``arena.relay.direct``): runners that find its address in a bot's
+presence entry write that bot's deliveries to it, and have their matches' answers back on
+it when they ask, two Redis hops fewer a decision.
 """
 
 from __future__ import annotations
@@ -18,8 +23,10 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import socket
 import time
 import uuid
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +34,8 @@ import redis
 import redis.asyncio as aioredis
 from redis.asyncio.connection import AbstractConnection
 
-from arena.relay.base import BotSink, GatewayRelay, Inbound, RelayError
+from arena.relay.base import BotSink, DeliveryKind, GatewayRelay, Inbound, RelayError
+from arena.relay.direct import LaneServer, LaneWriter, split_address
 from arena.relay.presence import Beacon, gateway_key
 from arena.relay.wire import (
     DELIVERY,
@@ -113,12 +121,44 @@ class _Route:
     sink: BotSink
 
 
+@dataclass(frozen=True)
+class DirectConfig:
+    """A gateway's direct lane: where it listens (port 0: any free one), the host runners
+    dial (empty: the bound host, or this machine's name when bound to every address), and
+    the secret a runner proves it shares (the arena's ``SECRET_KEY``)."""
+
+    bind: str
+    secret: str
+    host: str = ""
+
+    def advertised(self, port: int) -> str:
+        host = self.host or split_address(self.bind)[0]
+        if host in ("0.0.0.0", "::", ""):
+            host = socket.gethostname()
+        return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
 class RedisGatewayRelay(GatewayRelay):
-    def __init__(self, url: str, prefix: str = "relay", gateway_id: str | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        prefix: str = "relay",
+        gateway_id: str | None = None,
+        direct: DirectConfig | None = None,
+    ) -> None:
         self.keys = Keys(prefix)
         self.gateway_id = gateway_id or uuid.uuid4().hex[:12]
         self._url = url
         self._routes: dict[str, _Route] = {}
+        self._direct = direct
+        self._lanes: LaneServer | None = None
+        #: where runners reach this gateway's lane ("" without one)
+        self.direct_address = ""
+        #: match -> the lane its runner wants the match's answers on
+        self._reply: dict[str, LaneWriter] = {}
+        self._lane_matches: dict[LaneWriter, set[str]] = {}
+        #: deliveries taken and refused on lanes; answers sent on lanes and to inboxes
+        self.stats: Counter[str] = Counter()
         self._redis: aioredis.Redis | None = None
         self._sub: AbstractConnection | None = None
         self._listener: asyncio.Task[None] | None = None
@@ -141,6 +181,17 @@ class RedisGatewayRelay(GatewayRelay):
         self._listener = asyncio.create_task(self._listen(), name="relay-listener")
         self._beacon = Beacon(self._redis, gateway_key(self.keys.prefix, self.gateway_id))
         await self._beacon.start()
+        if self._direct is not None:
+            self._lanes = LaneServer(
+                self.gateway_id,
+                self.keys.prefix,
+                self._direct.secret,
+                self._lane_delivery,
+                self._lane_closed,
+            )
+            await self._lanes.start(self._direct.bind)
+            self.direct_address = self._direct.advertised(self._lanes.port)
+            logger.info("direct lane for runners at %s", self.direct_address)
 
     async def _subscribe_all(self) -> AbstractConnection:
         """A new subscription connection, subscribed to every bot held here."""
@@ -157,6 +208,8 @@ class RedisGatewayRelay(GatewayRelay):
         return conn
 
     async def stop(self) -> None:
+        if self._lanes is not None:
+            await self._lanes.stop()
         if self._beacon is not None:
             await self._beacon.stop()
         if self._listener is not None:
@@ -210,7 +263,9 @@ class RedisGatewayRelay(GatewayRelay):
         header, payload = unpack(data)
         kind = header["t"]
         if kind == DELIVERY:
-            route.sink.deliver(delivery_of(header, payload))
+            delivery = delivery_of(header, payload)
+            self._reply_off(delivery.match_id)  # the runner went by Redis: answer there
+            route.sink.deliver(delivery)
         elif kind == SUPERSEDE and int(str(header["c"])) > route.conn:
             route.sink.supersede("a newer connection of this bot took over")
         elif kind == REVOKED and route.conn <= int(str(header["c"])):
@@ -244,12 +299,14 @@ class RedisGatewayRelay(GatewayRelay):
             else:
                 old.sink.supersede("a newer connection of this bot took over")
             await self._r.publish(self.keys.bot(bot_id), pack({"t": SUPERSEDE, "c": conn}))
-            presence = {
+            presence: dict[str, object] = {
                 "gateway": self.gateway_id,
                 "conn": str(conn),
                 "max_matches": max_matches,
                 "since": time.time(),
             }
+            if self.direct_address:
+                presence["direct"] = self.direct_address
             await self._r.hset(self.keys.presence, bot_id, json.dumps(presence))  # type: ignore[misc]
         except _LOST as exc:
             route = self._routes.get(bot_id)
@@ -274,6 +331,12 @@ class RedisGatewayRelay(GatewayRelay):
         """Written to Redis when this returns; a Redis failure is logged (the runner's
         own wait for it ends with the deadline, or with Redis failing it too)."""
         assert self._inbound is not None, "call start() first"
+        lane = self._reply.get(inbound.match_id)
+        if lane is not None and lane.open:
+            lane.inbound(inbound)
+            self.stats["lane_answers"] += 1
+            return
+        self.stats["inbox_answers"] += 1
         key = self.keys.inbox(inbound.match_id)
         try:
             await self._inbound.push(
@@ -281,3 +344,45 @@ class RedisGatewayRelay(GatewayRelay):
             )
         except _LOST as exc:
             logger.error("could not pass %s for match %s to Redis: %s", inbound.kind, key, exc)
+
+    # --- the direct lane (arena.relay.direct)
+
+    def _lane_delivery(self, lane: LaneWriter, header: dict[str, Any], payload: bytes) -> None:
+        """A runner's delivery on the lane: handed to the bot's stream if this gateway
+        holds the very stream the runner names, else refused (it goes by Redis then)."""
+        bot_id = str(header["b"])
+        delivery = delivery_of(header, payload)
+        route = self._routes.get(bot_id)
+        taken = route is not None and str(route.conn) == str(header["c"])
+        if taken:
+            assert route is not None
+            if header.get("r") and delivery.kind is not DeliveryKind.ENDED:
+                self._reply_on(delivery.match_id, lane)
+            else:
+                self._reply_off(delivery.match_id)
+            route.sink.deliver(delivery)
+        self.stats["lane_deliveries" if taken else "lane_refused"] += 1
+        ack = int(str(header.get("q") or 0))
+        if ack:
+            lane.write({"t": "o", "q": ack, "ok": taken})
+        elif not taken:
+            lane.write({"t": "x", "b": bot_id, "m": delivery.match_id, "s": delivery.seq})
+
+    def _reply_on(self, match_id: str, lane: LaneWriter) -> None:
+        old = self._reply.get(match_id)
+        if old is lane:
+            return
+        if old is not None:
+            self._lane_matches.get(old, set()).discard(match_id)
+        self._reply[match_id] = lane
+        self._lane_matches.setdefault(lane, set()).add(match_id)
+
+    def _reply_off(self, match_id: str) -> None:
+        old = self._reply.pop(match_id, None)
+        if old is not None:
+            self._lane_matches.get(old, set()).discard(match_id)
+
+    def _lane_closed(self, lane: LaneWriter) -> None:
+        for match_id in self._lane_matches.pop(lane, set()):
+            if self._reply.get(match_id) is lane:
+                del self._reply[match_id]

@@ -23,6 +23,7 @@ from arena.gateway import DatabaseAuthenticator, Gateway, GatewayConfig, Gateway
 from arena.models import Bot
 from arena.relay.base import RunnerRelay
 from arena.relay.redis import RedisGatewayRelay, RedisRunnerRelay
+from arena.relay.redis_gateway import DirectConfig
 from arena.runner import MatchResult, RemoteSeat, Seat, TimeControl, run_match
 from arena.services.bots import create_bot
 from referee import GameConfig
@@ -201,11 +202,21 @@ def finished(process: BotProcess, timeout: float = 15.0) -> str:
     return process.output()
 
 
+def lane() -> DirectConfig:
+    """A gateway's direct lane as deployed (arena.relay.direct), on a free local port."""
+    return DirectConfig("127.0.0.1:0", str(settings.SECRET_KEY))
+
+
 @contextmanager
-def running_arena(tmp: Path, config: GatewayConfig = FAST, port: int = 0) -> Iterator[Arena]:
+def running_arena(
+    tmp: Path, config: GatewayConfig = FAST, port: int = 0, *, direct: bool = True
+) -> Iterator[Arena]:
+    """A gateway on a thread and a runner relay, as deployed: the gateway opens a direct
+    lane and the runner uses it (``direct`` False: every message through Redis)."""
     prefix = new_prefix()
     url = str(settings.REDIS_URL)
-    gateway = Gateway(config, RedisGatewayRelay(url, prefix), DatabaseAuthenticator())
+    relay_of_gateway = RedisGatewayRelay(url, prefix, direct=lane() if direct else None)
+    gateway = Gateway(config, relay_of_gateway, DatabaseAuthenticator())
     thread = GatewayThread(gateway, f"127.0.0.1:{port}")
     port = thread.start()
     relay = RedisRunnerRelay(url, prefix)

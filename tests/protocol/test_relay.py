@@ -30,7 +30,7 @@ from arena.relay.base import (
 from arena.relay.local import InProcessRelay
 from arena.relay.presence import gateway_key
 from arena.relay.redis import RedisGatewayRelay, RedisRunnerRelay
-from tests.protocol.harness import clear_prefix, new_prefix, wait_for
+from tests.protocol.harness import clear_prefix, lane, new_prefix, wait_for
 
 T = TypeVar("T")
 
@@ -74,7 +74,7 @@ class Pair:
     loop: LoopThread
 
 
-@pytest.fixture(params=["in-process", "redis"])
+@pytest.fixture(params=["in-process", "redis", "lanes"])
 def relays(request: pytest.FixtureRequest) -> Iterator[Pair]:
     loop = LoopThread()
     if request.param == "in-process":
@@ -85,7 +85,9 @@ def relays(request: pytest.FixtureRequest) -> Iterator[Pair]:
     if not settings.REDIS_URL:
         pytest.fail("needs Redis: run through `make test`")
     prefix, url = new_prefix(), str(settings.REDIS_URL)
-    gateways: list[GatewayRelay] = [RedisGatewayRelay(url, prefix) for _ in range(2)]
+    # "lanes": as deployed, the runner writes to the gateways' direct lanes
+    direct = lane() if request.param == "lanes" else None
+    gateways: list[GatewayRelay] = [RedisGatewayRelay(url, prefix, direct=direct) for _ in range(2)]
     for g in gateways:
         loop.run(g.start())
     runner = RedisRunnerRelay(url, prefix)

@@ -1,0 +1,329 @@
+"""Direct lanes: a runner writes a decision straight to the gateway that holds the bot.
+
+On the Redis relay alone a decision crosses Redis twice (the request's ``PUBLISH``, the
+answer's ``RPUSH`` and ``BLPOP``): two more processes to wake on its way. A gateway that
+opens a lane (``RELAY_DIRECT_BIND``) listens on a TCP port of its own and writes its
+address into its bots' presence entries (``"direct"``). A runner that finds it there
+connects once per match and gateway, and from then on writes the match's deliveries for
+that bot to the lane; the gateway answers on the lane too. Redis stays the authority on
+who holds a bot (presence, supersede, revocation) and the way of every message when a lane
+is missing, refused or broken:
+
+* a delivery names the stream it is for (``conn``, from the presence entry). A gateway
+  that does not hold that stream of the bot any more says so (*miss*, or a refused *ack*)
+  and the runner sends that delivery through Redis instead, as before;
+* the gateway answers a match on the lane when the runner asks it to (``r``, "reply
+  here": every remote bot of the match is on a lane), else through the match's inbox; a
+  delivery of the match that comes through Redis, or the lane's end, sends its answers
+  back to the inbox;
+* a lane that breaks is dropped by both sides; what was on its way is what a lost
+  ``PUBLISH`` would have lost, and the runner's reconnect watch (``arena.runner.resume``)
+  finds the bot again.
+
+Frames, both ways: a 4-byte big-endian length, then the body: ``i`` and an inbound message
+as an inbox holds it (``arena.relay.wire.encode_inbound``, gateway to runner: the answers,
+the hot way back), or ``j`` and ``arena.relay.wire.pack(header, payload)``. Header ``t``,
+from the runner: ``h`` hello (``v`` version, ``p`` the relay
+prefix, ``a`` the proof that it knows the arena's ``SECRET_KEY``); ``d`` delivery (``b``
+bot, ``c`` conn, ``k`` kind, ``m`` match, ``s`` seq, ``r`` reply here, ``q`` ack id or 0;
+payload as on Redis). From the gateway: ``h`` hello (``g`` its gateway id); ``o`` ack
+(``q``, ``ok``); ``x`` miss (``b``, ``m``, ``s``: an unacked delivery nobody took);
+and the ``i`` frames.
+
+This module is the frames, the runner's side (``Lane``, synchronous) and the gateway's
+listener (``LaneServer``, asyncio).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import logging
+import select
+import socket
+import struct
+from collections.abc import Callable
+from typing import Any
+
+from arena.relay.base import Inbound
+from arena.relay.wire import encode_inbound, pack, unpack
+
+logger = logging.getLogger(__name__)
+
+VERSION = 1
+#: frames above this size end the lane (a decision's request is well under 64 KiB)
+MAX_FRAME = 8 * 1024 * 1024
+#: seconds a runner waits to connect and for the gateway's hello
+CONNECT_TIMEOUT = 2.0
+_LEN = struct.Struct(">I")
+
+Frame = tuple[dict[str, Any], bytes]
+
+
+class LaneError(OSError):
+    """The lane cannot be used (refused, closed, garbled): go through Redis."""
+
+
+def proof(secret: str, prefix: str) -> str:
+    """What a runner shows a gateway's lane: it shares the arena's secret."""
+    return hmac.new(secret.encode(), f"relay-direct:{prefix}".encode(), hashlib.sha256).hexdigest()
+
+
+def frame(header: dict[str, Any], payload: bytes = b"") -> bytes:
+    body = pack(header, payload)
+    return _LEN.pack(len(body) + 1) + b"j" + body
+
+
+def inbound_frame(inbound: Inbound) -> bytes:
+    body = encode_inbound(inbound)
+    return _LEN.pack(len(body) + 1) + b"i" + body
+
+
+_INBOUND: dict[str, Any] = {"t": "i"}
+
+
+def parse(body: bytes) -> Frame:
+    """A frame's (header, payload); an ``i`` frame's payload is the encoded inbound."""
+    kind = body[:1]
+    if kind == b"i":
+        return _INBOUND, body[1:]
+    if kind != b"j":
+        raise ValueError(f"a frame of unknown type {kind!r}")
+    return unpack(body[1:])
+
+
+def split_address(address: str) -> tuple[str, int]:
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise ValueError(f"a direct lane's address is host:port, not {address!r}")
+    return host.strip("[]"), int(port)
+
+
+class Lane:
+    """A runner's connection to one gateway's lane (synchronous, one thread at a time)."""
+
+    def __init__(self, address: str, gateway_id: str, prefix: str, secret: str) -> None:
+        self.address = address
+        self.gateway_id = gateway_id
+        self._buf = bytearray()
+        host, port = split_address(address)
+        try:
+            sock = socket.create_connection((host, port), timeout=CONNECT_TIMEOUT)
+        except OSError as exc:
+            raise LaneError(f"cannot connect to {address}: {exc}") from exc
+        self._sock = sock
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            sock.sendall(frame({"t": "h", "v": VERSION, "p": prefix, "a": proof(secret, prefix)}))
+            replies = self.read(CONNECT_TIMEOUT)
+            if not replies:
+                raise LaneError(f"no hello from the gateway at {address}")
+            header, _ = replies[0]
+            if header.get("t") != "h" or header.get("g") != gateway_id:
+                raise LaneError(
+                    f"{address} is not the lane of gateway {gateway_id} (it said {header})"
+                )
+            sock.setblocking(False)
+        except BaseException:
+            self.close()
+            raise
+
+    def fileno(self) -> int:
+        return self._sock.fileno()
+
+    def send(self, data: bytes) -> None:
+        view = memoryview(data)
+        try:
+            while view:
+                try:
+                    view = view[self._sock.send(view) :]
+                except (BlockingIOError, InterruptedError):
+                    select.select([], [self._sock], [], CONNECT_TIMEOUT)
+        except OSError as exc:
+            raise LaneError(f"lane to {self.address} broke: {exc}") from exc
+
+    def frames(self) -> list[Frame]:
+        """The whole frames read so far."""
+        out: list[Frame] = []
+        buf = self._buf
+        while len(buf) >= 4:
+            (size,) = _LEN.unpack_from(buf)
+            if size > MAX_FRAME:
+                raise LaneError(f"lane to {self.address}: a frame of {size} bytes")
+            if len(buf) < 4 + size:
+                break
+            body = bytes(buf[4 : 4 + size])
+            del buf[: 4 + size]
+            try:
+                out.append(parse(body))
+            except ValueError as exc:
+                raise LaneError(f"lane to {self.address}: unreadable frame ({exc})") from exc
+        return out
+
+    def pull(self) -> None:
+        """Read what the socket holds now (never blocks). Raises LaneError on its end."""
+        while True:
+            try:
+                data = self._sock.recv(65536)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:
+                raise LaneError(f"lane to {self.address} broke: {exc}") from exc
+            if not data:
+                raise LaneError(f"the gateway at {self.address} closed the lane")
+            self._buf += data
+            if len(data) < 65536:
+                return
+
+    def read(self, timeout: float) -> list[Frame]:
+        """Frames that arrive within ``timeout`` seconds (blocking mode, the hello)."""
+        self._sock.settimeout(timeout)
+        while not (got := self.frames()):
+            try:
+                data = self._sock.recv(65536)
+            except TimeoutError:
+                return []
+            except OSError as exc:
+                raise LaneError(f"lane to {self.address} broke: {exc}") from exc
+            if not data:
+                raise LaneError(f"the gateway at {self.address} closed the lane")
+            self._buf += data
+        return got
+
+    def close(self) -> None:
+        try:
+            self._sock.close()
+        except OSError:
+            pass
+
+
+def wait_readable(lanes: list[Lane], timeout: float) -> list[Lane]:
+    """The lanes with something to read within ``timeout`` seconds."""
+    if not lanes:
+        return []
+    ready, _, _ = select.select(lanes, [], [], max(0.0, timeout))
+    return ready
+
+
+# --- the gateway's side ---------------------------------------------------------------------
+
+
+class LaneWriter(asyncio.Protocol):
+    """One runner's lane, as the gateway reads and writes it. Frames are handled as they
+    arrive (``data_received``), without a task switch: a delivery reaches the bot's
+    session in the same loop step."""
+
+    def __init__(self, server: LaneServer) -> None:
+        self._server = server
+        self._transport: asyncio.Transport | None = None
+        self._buf = bytearray()
+        self._hello = False
+
+    @property
+    def open(self) -> bool:
+        return self._transport is not None and not self._transport.is_closing()
+
+    def write(self, header: dict[str, Any], payload: bytes = b"") -> None:
+        if self._transport is not None:
+            self._transport.write(frame(header, payload))
+
+    def inbound(self, inbound: Inbound) -> None:
+        if self._transport is not None:
+            self._transport.write(inbound_frame(inbound))
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self._transport = transport
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._server.opened(self)
+
+    def data_received(self, data: bytes) -> None:
+        buf = self._buf
+        buf += data
+        try:
+            while len(buf) >= 4:
+                (size,) = _LEN.unpack_from(buf)
+                if size > MAX_FRAME:
+                    raise LaneError(f"a frame of {size} bytes")
+                if len(buf) < 4 + size:
+                    return
+                header, payload = parse(bytes(buf[4 : 4 + size]))
+                del buf[: 4 + size]
+                if not self._hello:
+                    self._greet(header)
+                elif header.get("t") == "d":
+                    self._server.on_delivery(self, header, payload)
+        except (LaneError, ValueError, KeyError, TypeError) as exc:
+            logger.warning("closed a direct lane: %s", exc)
+            self.close()
+
+    def _greet(self, header: dict[str, Any]) -> None:
+        server = self._server
+        if (
+            header.get("t") != "h"
+            or header.get("v") != VERSION
+            or header.get("p") != server.prefix
+            or not hmac.compare_digest(str(header.get("a", "")), server.proof)
+        ):
+            assert self._transport is not None
+            peer = self._transport.get_extra_info("peername")
+            raise LaneError(f"bad hello from {peer}")
+        self._hello = True
+        self.write({"t": "h", "g": server.gateway_id})
+
+    def close(self) -> None:
+        if self._transport is not None:
+            self._transport.close()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._server.closed(self)
+
+
+#: called with (the lane, a delivery frame's header, its payload)
+OnDelivery = Callable[[LaneWriter, dict[str, Any], bytes], None]
+
+
+class LaneServer:
+    """A gateway's lane listener: checks each runner's hello, then hands its delivery
+    frames to ``on_delivery`` in order; ``on_close`` when a lane ends."""
+
+    def __init__(
+        self,
+        gateway_id: str,
+        prefix: str,
+        secret: str,
+        on_delivery: OnDelivery,
+        on_close: Callable[[LaneWriter], None],
+    ) -> None:
+        self.gateway_id = gateway_id
+        self.prefix = prefix
+        self.proof = proof(secret, prefix)
+        self.on_delivery = on_delivery
+        self._on_close = on_close
+        self._server: asyncio.Server | None = None
+        self._lanes: set[LaneWriter] = set()
+        self.port = 0
+
+    async def start(self, bind: str) -> None:
+        host, port = split_address(bind)
+        loop = asyncio.get_running_loop()
+        self._server = await loop.create_server(lambda: LaneWriter(self), host, port)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    def opened(self, lane: LaneWriter) -> None:
+        self._lanes.add(lane)
+
+    def closed(self, lane: LaneWriter) -> None:
+        self._lanes.discard(lane)
+        self._on_close(lane)
+
+    async def stop(self) -> None:
+        if self._server is None:
+            return
+        self._server.close()
+        for lane in list(self._lanes):
+            lane.close()
+        await self._server.wait_closed()
