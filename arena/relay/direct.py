@@ -270,6 +270,7 @@ class LaneWriter(asyncio.Protocol):
         ):
             assert self._transport is not None
             peer = self._transport.get_extra_info("peername")
+            server.refused += 1
             raise LaneError(f"bad hello from {peer}")
         self._hello = True
         self.write({"t": "h", "g": server.gateway_id})
@@ -306,6 +307,8 @@ class LaneServer:
         self._server: asyncio.Server | None = None
         self._lanes: set[LaneWriter] = set()
         self.port = 0
+        #: connections refused for a bad hello (a wrong secret, not a runner at all)
+        self.refused = 0
 
     async def start(self, bind: str) -> None:
         host, port = split_address(bind)

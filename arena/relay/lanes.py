@@ -25,8 +25,26 @@ logger = logging.getLogger(__name__)
 
 #: seconds a gateway has to acknowledge a delivery before its lane counts as broken
 ACK_TIMEOUT = 5.0
-#: seconds a lane that could not be opened is not tried again (per relay)
+#: seconds a gateway whose lane could not be opened (or broke) is not tried again, by
+#: any relay of the process: a lane that cannot be reached costs one attempt, not one a match
 RETRY_AFTER = 30.0
+
+_refused: dict[str, float] = {}
+_refused_lock = threading.Lock()
+
+
+def _refuse(gateway_id: str) -> None:
+    with _refused_lock:
+        _refused[gateway_id] = time.monotonic() + RETRY_AFTER
+
+
+def _is_refused(gateway_id: str) -> bool:
+    with _refused_lock:
+        until = _refused.get(gateway_id)
+        if until is not None and until <= time.monotonic():
+            del _refused[gateway_id]
+            return False
+        return until is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +75,6 @@ class Lanes:
         self._owner: int | None = None
         self._routes: dict[str, Route] = {}
         self._lanes: dict[str, Lane] = {}
-        self._refused: dict[str, float] = {}
         self._matches: dict[str, _Match] = {}
         self._acks: dict[int, bool] = {}
         self._misses: deque[Miss] = deque()
@@ -96,13 +113,18 @@ class Lanes:
         lane = self._lanes.get(gateway)
         if lane is not None:
             return lane
-        if time.monotonic() < self._refused.get(gateway, 0.0):
+        if _is_refused(gateway):
             return None
         try:
             lane = Lane(str(address), gateway, self.prefix, self.secret)
         except LaneError as exc:
-            logger.warning("no direct lane to gateway %s, using Redis: %s", gateway, exc)
-            self._refused[gateway] = time.monotonic() + RETRY_AFTER
+            logger.warning(
+                "no direct lane to gateway %s, using Redis (next try in %g s): %s",
+                gateway,
+                RETRY_AFTER,
+                exc,
+            )
+            _refuse(gateway)
             return None
         self._lanes[gateway] = lane
         return lane
@@ -112,7 +134,7 @@ class Lanes:
         self.counts["broken"] += 1
         lane.close()
         self._lanes.pop(lane.gateway_id, None)
-        self._refused[lane.gateway_id] = time.monotonic() + RETRY_AFTER
+        _refuse(lane.gateway_id)
         for bot_id in [b for b, r in self._routes.items() if r.lane is lane]:
             del self._routes[bot_id]
 

@@ -96,6 +96,14 @@ def test_without_the_secret_a_runner_gets_no_lane_and_goes_by_redis(gateway) -> 
         assert relay.stats["inbox_answers"] == 5 and relay.stats["lane_deliveries"] == 0
     finally:
         r.close()
+    assert relay._lanes is not None and relay._lanes.refused == 1
+    # the next match of this process does not knock again for a while (arena.relay.lanes)
+    again = runner(prefix, secret="not the arena's")
+    try:
+        assert [a.seq if a else None for a in play(again, "7", "m2", range(1, 3))] == [1, 2]
+    finally:
+        again.close()
+    assert relay._lanes.refused == 1
 
 
 def test_a_request_for_a_stream_the_gateway_no_longer_holds_goes_by_redis(gateway) -> None:  # type: ignore[no-untyped-def]
