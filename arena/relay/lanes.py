@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.relay.base import Delivery, Inbound
-from arena.relay.direct import Lane, LaneError, frame, wait_readable
-from arena.relay.wire import decode_inbound
+from arena.relay.direct import Lane, LaneError, delivery_frame, wait_readable
 
 logger = logging.getLogger(__name__)
 
@@ -219,18 +218,8 @@ class Lanes:
     def _write(self, bot_id: str, route: Route, delivery: Delivery, reply: bool, ack: int) -> bool:
         lane = route.lane
         assert lane is not None
-        header = {
-            "t": "d",
-            "b": bot_id,
-            "c": route.conn,
-            "k": delivery.kind.value,
-            "m": delivery.match_id,
-            "s": delivery.seq,
-            "r": reply,
-            "q": ack,
-        }
         try:
-            lane.send(frame(header, delivery.payload))
+            lane.send(delivery_frame(bot_id, route.conn, delivery, reply, ack))
         except LaneError as exc:
             self._broken(lane, exc)
             return False
@@ -246,21 +235,23 @@ class Lanes:
         for lane in ready:
             try:
                 lane.pull()
-                for header, payload in lane.frames():
-                    self._sort(header, payload)
+                for tag, body in lane.frames():
+                    self._sort(tag, body)
             except LaneError as exc:
                 self._broken(lane, exc)
         return bool(ready)
 
-    def _sort(self, header: dict[str, Any], payload: bytes) -> None:
-        kind = header.get("t")
-        if kind == "i":
-            inbound = decode_inbound(payload)
+    def _sort(self, tag: str, body: Any) -> None:
+        if tag == "i":
+            inbound: Inbound = body
             self.counts["answers"] += 1
             match = self._matches.get(inbound.match_id)
             if match is not None:
                 match.inbox.append(inbound)
-        elif kind == "o":
+            return
+        header = body[0] if tag == "j" else {}
+        kind = header.get("t")
+        if kind == "o":
             self._acks[int(header["q"])] = bool(header["ok"])
         elif kind == "x":
             self.counts["missed"] += 1

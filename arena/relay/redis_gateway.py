@@ -35,7 +35,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.connection import AbstractConnection
 
 from arena.relay.base import BotSink, DeliveryKind, GatewayRelay, Inbound, RelayError
-from arena.relay.direct import LaneServer, LaneWriter, split_address
+from arena.relay.direct import LaneDelivery, LaneServer, LaneWriter, split_address
 from arena.relay.presence import Beacon, gateway_key
 from arena.relay.wire import (
     DELIVERY,
@@ -347,26 +347,24 @@ class RedisGatewayRelay(GatewayRelay):
 
     # --- the direct lane (arena.relay.direct)
 
-    def _lane_delivery(self, lane: LaneWriter, header: dict[str, Any], payload: bytes) -> None:
+    def _lane_delivery(self, lane: LaneWriter, frame: LaneDelivery) -> None:
         """A runner's delivery on the lane: handed to the bot's stream if this gateway
         holds the very stream the runner names, else refused (it goes by Redis then)."""
-        bot_id = str(header["b"])
-        delivery = delivery_of(header, payload)
-        route = self._routes.get(bot_id)
-        taken = route is not None and str(route.conn) == str(header["c"])
+        delivery = frame.delivery
+        route = self._routes.get(frame.bot_id)
+        taken = route is not None and str(route.conn) == frame.conn
         if taken:
             assert route is not None
-            if header.get("r") and delivery.kind is not DeliveryKind.ENDED:
+            if frame.reply and delivery.kind is not DeliveryKind.ENDED:
                 self._reply_on(delivery.match_id, lane)
             else:
                 self._reply_off(delivery.match_id)
             route.sink.deliver(delivery)
         self.stats["lane_deliveries" if taken else "lane_refused"] += 1
-        ack = int(str(header.get("q") or 0))
-        if ack:
-            lane.write({"t": "o", "q": ack, "ok": taken})
+        if frame.ack:
+            lane.ack(frame.ack, taken)
         elif not taken:
-            lane.write({"t": "x", "b": bot_id, "m": delivery.match_id, "s": delivery.seq})
+            lane.miss(frame.bot_id, delivery)
 
     def _reply_on(self, match_id: str, lane: LaneWriter) -> None:
         old = self._reply.get(match_id)

@@ -218,3 +218,24 @@ def test_sdk_bots_play_whole_matches_over_the_lanes(tmp_path: Path) -> None:
         relay = arena.gateway.relay
         stats = arena.thread.call(lambda: dict(relay.stats))  # type: ignore[attr-defined]
         assert stats["lane_answers"] == asked and stats.get("inbox_answers", 0) == 0
+
+
+@pytest.mark.parametrize("latency", [None, 0.0, 12.345])
+def test_the_frames_of_a_decision_carry_every_field(latency: float | None) -> None:
+    from arena.relay.direct import LaneDelivery, delivery_frame, inbound_frame, parse
+
+    delivery = Delivery(DeliveryKind.REQUEST, "412.3", 17, b"\x00request\xff")
+    body = delivery_frame("bot-é", "991", delivery, True, 5)[4:]
+    assert parse(body) == ("d", LaneDelivery("bot-é", "991", delivery, True, 5))
+    for kind in InboundKind:
+        inbound = Inbound(kind, "7", "412.3", 17, b"\x01", "détail", latency, True, "991")
+        assert parse(inbound_frame(inbound)[4:]) == ("i", inbound)
+
+
+def test_a_garbled_frame_is_an_error_not_a_guess() -> None:
+    from arena.relay.direct import delivery_frame, parse
+
+    body = delivery_frame("7", "1", Delivery(DeliveryKind.STARTED, "m", 0, b""), False, 0)[4:]
+    for garbled in [body[:5], body[:-1] if len(body) > 20 else b"d", b"z" + body[1:], b""]:
+        with pytest.raises(ValueError):
+            parse(garbled)
