@@ -205,7 +205,12 @@ class Lane:
                 try:
                     view = view[self._sock.send(view) :]
                 except (BlockingIOError, InterruptedError):
-                    select.select([], [self._sock], [], CONNECT_TIMEOUT)
+                    writable = select.poll()
+                    writable.register(self._sock.fileno(), select.POLLOUT)
+                    if not writable.poll(CONNECT_TIMEOUT * 1000):
+                        raise LaneError(
+                            f"lane to {self.address}: the gateway reads nothing"
+                        ) from None
         except OSError as exc:
             raise LaneError(f"lane to {self.address} broke: {exc}") from exc
 
@@ -265,11 +270,19 @@ class Lane:
 
 
 def wait_readable(lanes: list[Lane], timeout: float) -> list[Lane]:
-    """The lanes with something to read within ``timeout`` seconds."""
+    """The lanes with something to read (or that closed) within ``timeout`` seconds.
+    ``poll``, not ``select``: a worker playing a thousand matches holds file descriptors
+    past ``select``'s 1,024."""
     if not lanes:
         return []
-    ready, _, _ = select.select(lanes, [], [], max(0.0, timeout))
-    return ready
+    poller = select.poll()
+    by_fd = {}
+    for lane in lanes:
+        fd = lane.fileno()
+        by_fd[fd] = lane
+        poller.register(fd, select.POLLIN)
+    events = poller.poll(max(0.0, timeout) * 1000)
+    return [by_fd[fd] for fd, _ in events]
 
 
 # --- the gateway's side ---------------------------------------------------------------------

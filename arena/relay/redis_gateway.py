@@ -333,8 +333,8 @@ class RedisGatewayRelay(GatewayRelay):
         assert self._inbound is not None, "call start() first"
         lane = self._reply.get(inbound.match_id)
         if lane is not None and lane.open:
+            self.stats["lane_answers"] += 1  # counted first: the runner may read it at once
             lane.inbound(inbound)
-            self.stats["lane_answers"] += 1
             return
         self.stats["inbox_answers"] += 1
         key = self.keys.inbox(inbound.match_id)

@@ -239,3 +239,32 @@ def test_a_garbled_frame_is_an_error_not_a_guess() -> None:
     for garbled in [body[:5], body[:-1] if len(body) > 20 else b"d", b"z" + body[1:], b""]:
         with pytest.raises(ValueError):
             parse(garbled)
+
+
+def test_a_lane_works_in_a_process_holding_more_than_1024_files(gateway) -> None:  # type: ignore[no-untyped-def]
+    """A worker playing a thousand matches holds that many sockets: select() would fail."""
+    import os
+    import resource
+
+    relay, loop, prefix = gateway
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < 1400:
+        if hard != resource.RLIM_INFINITY and hard < 1400:
+            pytest.fail(f"this machine allows {hard} open files; the test needs 1,400")
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1400, hard))
+    pipes = [os.pipe() for _ in range(600)]
+    try:
+        loop.run(relay.attach("7", Echo(relay, loop, "7"), 1))
+        r = runner(prefix)
+        try:
+            answers = play(r, "7", "m1", range(1, 4))
+            assert [a.seq if a else None for a in answers] == [1, 2, 3]
+            assert r.lane_counts()["sent"] == 3 and r.lane_counts()["answers"] == 3
+        finally:
+            r.close()
+    finally:
+        for a, b in pipes:
+            os.close(a)
+            os.close(b)
+        if soft < 1400:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
