@@ -164,6 +164,13 @@ def _version_sql() -> str:
         f" (SELECT MAX(id) FROM {rnd} WHERE league_id = l.id) AS a_round,"
         f" (SELECT COUNT(*) FROM {match} WHERE league_id = l.id AND status = %s) AS a_live,"
         f" (SELECT MAX(finished_at) FROM {match} WHERE league_id = l.id) AS a_done,"
+        # ... and every match that ends, whatever order results commit in: its round's
+        # pending count drops in its own transaction (one ending early-stamped but
+        # committed last, while another match started, moves neither the maximum nor the
+        # running count); the rounds the section shows, by the (league, number) index
+        f" (SELECT SUM(p) FROM (SELECT pending_matches AS p FROM {rnd}"
+        f"   WHERE league_id = l.id ORDER BY number DESC LIMIT {RECENT_ROUNDS}) AS shown_rounds)"
+        " AS a_pending,"
         # the crosstable: the last completed round (it is as of that round)
         f" (SELECT MAX(id) FROM {rnd} WHERE league_id = l.id AND status = %s) AS x_round"
     )
@@ -200,7 +207,7 @@ def league_with_version(slug: str) -> tuple[League, LeagueVersions] | None:
 
     return league, LeagueVersions(
         join("v_ratings", "v_rated", "v_shown", "v_fit", "v_entries", "v_sum"),
-        join("a_round", "a_live", "a_done"),
+        join("a_round", "a_live", "a_done", "a_pending"),
         join("x_round", "v_fit", "v_entries", "v_sum"),
     )
 

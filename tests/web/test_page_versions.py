@@ -12,6 +12,7 @@ then A commits."""
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -21,10 +22,10 @@ from django.db import connection, transaction
 from django.test import Client
 
 from arena.analytics.models import BotAnalytics
-from arena.models import League, Match
+from arena.models import League, Match, MatchStatus, Round
 from arena.ratings.models import LiveRating
 from arena.services import leagues as svc
-from arena.services.claims import PlayOutcome
+from arena.services.claims import PlayOutcome, do_claim_match
 from arena.services.matches import play_match
 from arena.services.rounds import do_schedule_round
 from tests.web.helpers import make_league
@@ -157,3 +158,40 @@ def test_a_result_committed_after_a_later_stamped_one_of_the_bot_moves_its_page(
 
 def _standings(page: str) -> dict[str, list[int]]:
     return {name: _counts(row) for name, row in _rows_by_bot(page, "standings").items()}
+
+
+def _finished_in_rounds(page: str) -> list[int]:
+    """The rounds table's "Finished" column, newest round first."""
+    table = page.split('<table class="rounds">', 1)[1].split("</table>", 1)[0]
+    cells = r'<td class="num">\d+</td><td class="num">(\d+)</td>'
+    return [int(n) for n in re.findall(cells, table)]
+
+
+def test_a_match_that_ends_while_another_starts_moves_the_rounds_section(client: Client) -> None:
+    """A result stamped before B's but committed after it, while a third match started:
+    the running count and the latest finish are both as they were when the page was
+    cached, yet the round has one more finished match."""
+    league = make_league("Rounds Order", ["random", "greedy", "random", "greedy"], rounds=1)
+    scheduled = do_schedule_round(league, enqueue=False, when_previous_incomplete=True)
+    assert scheduled is not None
+    first = scheduled.matches[0]
+    second = next(m for m in scheduled.matches if not _bots(m) & _bots(first))
+    third = next(m for m in scheduled.matches if m not in (first, second))
+    url = f"/leagues/{league.slug}/"
+    assert client.get(url).status_code == 200
+
+    def finished_now() -> list[int]:
+        return [
+            Match.objects.filter(round=r, status=MatchStatus.FINISHED).count()
+            for r in Round.objects.filter(league=league).order_by("-number")
+        ]
+
+    def second_then_a_view_then_a_start() -> None:
+        assert play_match(second) is PlayOutcome.FINISHED
+        assert _finished_in_rounds(client.get(url).content.decode()) == finished_now()
+        assert do_claim_match(third, "another-worker") is not None  # starts: one more live
+
+    _held_then(league, first, second_then_a_view_then_a_start)
+    assert _finished_in_rounds(client.get(url).content.decode()) == finished_now(), (
+        "the rounds section still shows the round without the match that ended last"
+    )
