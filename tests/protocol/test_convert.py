@@ -131,6 +131,35 @@ def test_a_request_carries_each_event_and_choice_as_built_one_by_one(config: Gam
             assert list(got.legal) == [convert.choice(a) for a in legal]
             assert list(got.observation.history) == [convert.event(e) for e in obs.history[start:]]
             assert got.observation.history_start == start
+            assert obs.hand is not None and obs.discards is not None
+            assert list(got.observation.hand) == _counts(obs.hand)
+            assert list(got.observation.discards) == _counts(obs.discards)
+            assert list(got.observation.seats) == [
+                pb.SeatInfo(
+                    seat=s.seat,
+                    team=s.team,
+                    hand_size=s.hand_size,
+                    discards_used=s.discards_used,
+                    discards_left=s.discards_left,
+                )
+                for s in obs.seats
+            ]
+            assert list(got.observation.teams) == [
+                pb.TeamInfo(
+                    team=t,
+                    position=obs.positions[t],
+                    in_play=_counts(obs.in_play[t]),
+                    ongoing=sorted(convert.BLACK_MARKET[c] for c in obs.ongoing[t]),
+                    effects_used=sorted(convert.BOARD_EFFECT[e] for e in obs.effects_used[t]),
+                )
+                for t in (0, 1)
+            ]
+
+
+def _counts(counts: tuple[int, ...]) -> list[pb.CardCount]:
+    """A count vector as the protocol's entries, built one by one: every non-zero count."""
+    agents = [convert.AGENT[a] for a in Agent]
+    return [pb.CardCount(agent=agents[i], count=n) for i, n in enumerate(counts) if n]
 
 
 def _action(**fields: object) -> pb.Action:

@@ -40,7 +40,7 @@ from referee import (
     TakeBlackMarket,
 )
 from referee.engine import GameResult
-from referee.observation import Observation
+from referee.observation import Observation, SeatInfo
 from referee.state import Event
 
 #: the protocol version this server speaks, and the range it accepts from bots
@@ -218,14 +218,6 @@ def _counts(counts: Sequence[int]) -> list[pb.CardCount]:
     return [pb.CardCount(agent=_AGENT_NUMBERS[a], count=n) for a, n in enumerate(counts) if n]
 
 
-def _add_counts(field: object, counts: Sequence[int]) -> None:
-    """Append the non-zero counts to a repeated ``CardCount`` field in place."""
-    add = field.add  # type: ignore[attr-defined]
-    for a, n in enumerate(counts):
-        if n:
-            add(agent=_AGENT_NUMBERS[a], count=n)
-
-
 def event(e: Event) -> pb.Event:
     msg = pb.Event(kind=EVENT_KIND[e.kind], amount=e.amount)
     if e.team >= 0:
@@ -262,25 +254,8 @@ def fill_observation(
     msg.actor = obs.actor
     msg.captains.extend(obs.captains)
     msg.face_up_seat = obs.face_up_seat
-    _add_counts(msg.hand, obs.hand)
-    _add_counts(msg.discards, obs.discards)
     if obs.my_face_down is not None:
         msg.my_face_down = AGENT[obs.my_face_down]
-    for s in obs.seats:
-        msg.seats.add(
-            seat=s.seat,
-            team=s.team,
-            hand_size=s.hand_size,
-            discards_used=s.discards_used,
-            discards_left=s.discards_left,
-        )
-    for team in (0, 1):
-        t = msg.teams.add(team=team, position=obs.positions[team])
-        _add_counts(t.in_play, obs.in_play[team])
-        if obs.ongoing[team]:
-            t.ongoing.extend(sorted(BLACK_MARKET[c] for c in obs.ongoing[team]))
-        if obs.effects_used[team]:
-            t.effects_used.extend(sorted(BOARD_EFFECT[name] for name in obs.effects_used[team]))
     msg.gap = obs.gap
     msg.deck_size = obs.deck_size
     if obs.offer_up is not None:
@@ -292,7 +267,53 @@ def fill_observation(
     for task in obs.pending_landings:
         msg.pending_landings.add(team=task.team, space=task.space)
     msg.history_start = history_start
-    msg.MergeFromString(b"".join(map(_history_entry, obs.history[history_start:])))
+    # the repeated fields, each entry serialized once (the same few recur across requests)
+    parts = [_hand_entries(obs.hand), _discard_entries(obs.discards)]
+    parts += [_seat_entry(s) for s in obs.seats]
+    parts += [
+        _team_entry(t, obs.positions[t], obs.in_play[t], obs.ongoing[t], obs.effects_used[t])
+        for t in (0, 1)
+    ]
+    parts += map(_history_entry, obs.history[history_start:])
+    msg.MergeFromString(b"".join(parts))
+
+
+@functools.lru_cache(maxsize=4096)
+def _hand_entries(counts: tuple[int, ...]) -> bytes:
+    return pb.Observation(hand=_counts(counts)).SerializeToString()
+
+
+@functools.lru_cache(maxsize=4096)
+def _discard_entries(counts: tuple[int, ...]) -> bytes:
+    return pb.Observation(discards=_counts(counts)).SerializeToString()
+
+
+@functools.lru_cache(maxsize=4096)
+def _seat_entry(s: SeatInfo) -> bytes:
+    seat = pb.SeatInfo(
+        seat=s.seat,
+        team=s.team,
+        hand_size=s.hand_size,
+        discards_used=s.discards_used,
+        discards_left=s.discards_left,
+    )
+    return pb.Observation(seats=[seat]).SerializeToString()
+
+
+@functools.lru_cache(maxsize=4096)
+def _team_entry(
+    team: int,
+    position: int,
+    in_play: tuple[int, ...],
+    ongoing: frozenset[BlackMarket],
+    effects_used: frozenset[str],
+) -> bytes:
+    t = pb.TeamInfo(team=team, position=position, in_play=_counts(in_play))
+    if ongoing:
+        t.ongoing.extend(sorted(BLACK_MARKET[c] for c in ongoing))
+    if effects_used:
+        t.effects_used.extend(sorted(BOARD_EFFECT[name] for name in effects_used))
+    return pb.Observation(teams=[t]).SerializeToString()
 
 
 # A request's events and legal choices are merged in as serialized repeated-field entries,
