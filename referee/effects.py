@@ -48,7 +48,7 @@ _RECALL: Final = Decision.RECALL
 def recruit(w: Work, team: int, agent: Agent) -> int:
     """Put an agent in play; returns the move its icon (and ongoing cards) gives."""
     copies = w.change_play(team, agent, 1)
-    w.note_amount(EventKind.RECRUITED, team, -1, agent, copies)
+    w.note_recruited(team, agent, copies)
     delta = MOVES[agent][copies - 1 if copies < 3 else 2]
     for modify in w.phases.recruit_modifiers:
         delta = modify(w, team, agent, delta)

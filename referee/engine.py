@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Final, NamedTuple, TypeVar
 
-from referee import effects
+from referee import effects, work
 from referee.actions import (
     Action,
     ChooseAgent,
@@ -250,7 +250,7 @@ def _begin_turn(w: Work) -> None:
     w.turn += 1
     w.effects_used = NO_EFFECTS_USED
     w.face_up_seat = -1
-    w.note(EventKind.TURN_STARTED, w.active, -1, None)
+    w.note(work.TURN_STARTED, w.active, -1)
     members = w.config.teams[w.active]
     if len(members) == 1:
         _ask_play(w, members[0], may_discard=True)
@@ -276,7 +276,7 @@ def _on_discard(w: Work, action: Action) -> None:
         discards = list(w.discards)
         discards[seat] = add(discards[seat], action.card)
         w.discards = tuple(discards)
-        w.note(EventKind.DISCARDED, -1, seat, None)
+        w.note(work.DISCARDED, -1, seat)
         w.exchange(seat, (action.card,), 1)  # draw 1, even into a hand larger than 4
         _ask_play(w, seat, may_discard=True)
     else:
@@ -288,8 +288,8 @@ def _on_play(w: Work, action: Action) -> None:
     seat, up, down = w.actor, action.up, action.down
     w.face_up_seat = seat
     w.offer_up, w.offer_down = up, down
-    w.note(EventKind.PLAYED_FACE_UP, -1, seat, up)
-    w.note(EventKind.PLAYED_FACE_DOWN, -1, seat, None)
+    w.note(work.PLAYED_FACE_UP, -1, seat, up)
+    w.note(work.PLAYED_FACE_DOWN, -1, seat)
     w.play_out(seat, (up, down))
     w.ask(_RECRUIT, w.captain(1 - w.active))
 
@@ -297,7 +297,7 @@ def _on_play(w: Work, action: Action) -> None:
 def _on_name_face_up(w: Work, action: Action) -> None:
     assert isinstance(action, _NAME_FACE_UP_ACTION)
     w.face_up_seat = action.seat
-    w.note(EventKind.NAMED_FACE_UP, w.active, action.seat, None)
+    w.note(work.NAMED_FACE_UP, w.active, action.seat)
     _ask_play(w, action.seat, may_discard=True)
 
 
@@ -305,7 +305,7 @@ def _on_play_face_up(w: Work, action: Action) -> None:
     assert isinstance(action, _PLAY_FACE_UP_ACTION)
     seat = w.actor
     w.offer_up = action.card
-    w.note(EventKind.PLAYED_FACE_UP, -1, seat, action.card)
+    w.note(work.PLAYED_FACE_UP, -1, seat, action.card)
     w.play_out(seat, (action.card,))
     mate = next(m for m in w.config.teams[w.active] if m != seat)
     _ask_play(w, mate, may_discard=True)
@@ -315,7 +315,7 @@ def _on_play_face_down(w: Work, action: Action) -> None:
     assert isinstance(action, _PLAY_FACE_DOWN_ACTION)
     seat = w.actor
     w.offer_down = action.card
-    w.note(EventKind.PLAYED_FACE_DOWN, -1, seat, None)
+    w.note(work.PLAYED_FACE_DOWN, -1, seat)
     w.play_out(seat, (action.card,))
     w.ask(_RECRUIT, w.captain(1 - w.active))
 
@@ -375,10 +375,10 @@ def _on_choose_agent(w: Work, action: Action) -> None:
     if w.decision is _MIND_CONTROL:
         w.change_play(1 - team, card, -1)
         w.change_hand(seat, card, 1)
-        w.note(EventKind.STOLEN, team, seat, card)
+        w.note(work.STOLEN, team, seat, card)
     else:
         if w.decision is _DOUBLE_TROUBLE:
-            w.note(EventKind.SHOWN_PAIR, team, seat, card)
+            w.note(work.SHOWN_PAIR, team, seat, card)
         w.change_hand(seat, card, -1)
         effects.move_and_land(w, team, effects.recruit(w, team, card))
     w.refill(seat)
@@ -389,7 +389,7 @@ def _on_retrieve(w: Work, action: Action) -> None:
     assert isinstance(action, Retrieve)
     seat, team, card = w.actor, w.team_of(w.actor), action.card
     w.change_play(team, card, -1)
-    w.note(EventKind.RETRIEVED, team, seat, card)
+    w.note(work.RETRIEVED, team, seat, card)
     if action.recruit:
         effects.move_and_land(w, team, effects.recruit(w, team, card))
     else:

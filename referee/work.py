@@ -11,6 +11,7 @@ from typing import Final
 
 from referee.actions import Decision, Side
 from referee.cards import (
+    AGENTS,
     BOARD_SIZE,
     HAND_SIZE,
     Agent,
@@ -29,13 +30,32 @@ _STATE: Final = State
 _EVENT: Final = Event
 _sum: Final = sum
 
-#: the events ``note`` and ``note_amount`` build, interned by their fields: an event is an
-#: immutable value, a game repeats a few hundred distinct ones, and building a NamedTuple
-#: costs four tuple allocations where a look-up costs one. Bounded, so memory is too.
-_NOTES: Final[dict[tuple[EventKind, int, int, Agent | None], Event]] = {}
-_AMOUNTS: Final[dict[tuple[EventKind, int, int, Agent | None, int, int], Event]] = {}
-_CHOICES: Final[dict[tuple[int, Agent, Side], Event]] = {}
-_INTERNED_MAX: Final = 4096
+#: the event kinds ``note`` takes by number (its callers pass these constants)
+KINDS: Final = tuple(EventKind)
+TURN_STARTED: Final = KINDS.index(EventKind.TURN_STARTED)
+DISCARDED: Final = KINDS.index(EventKind.DISCARDED)
+NAMED_FACE_UP: Final = KINDS.index(EventKind.NAMED_FACE_UP)
+PLAYED_FACE_UP: Final = KINDS.index(EventKind.PLAYED_FACE_UP)
+PLAYED_FACE_DOWN: Final = KINDS.index(EventKind.PLAYED_FACE_DOWN)
+RETRIEVED: Final = KINDS.index(EventKind.RETRIEVED)
+STOLEN: Final = KINDS.index(EventKind.STOLEN)
+SHOWN_PAIR: Final = KINDS.index(EventKind.SHOWN_PAIR)
+_DREW: Final = EventKind.DREW
+_MOVED: Final = EventKind.MOVED
+_RECRUITED: Final = EventKind.RECRUITED
+_CHOSE: Final = EventKind.CHOSE
+_FACE_UP: Final = Side.FACE_UP
+_AGENTS: Final = AGENTS
+
+#: the frequent events, interned: an event is an immutable value, a game repeats a few
+#: hundred distinct ones, and building a NamedTuple costs four tuple allocations. Each
+#: table is a list indexed by the event's fields packed into one int (no key to build and
+#: hash); a value outside a table's range builds its event uninterned.
+_NOTES: Final[list[Event | None]] = [None] * (len(KINDS) * 3 * 5 * 9)  # team, seat, agent
+_DREWS: Final[list[Event | None]] = [None] * (4 * 16)  # seat, cards drawn
+_MOVES: Final[list[Event | None]] = [None] * (2 * 64 * BOARD_SIZE)  # team, move, space
+_RECRUITS: Final[list[Event | None]] = [None] * (2 * 8 * 8)  # team, agent, copies
+_CHOICES: Final[list[Event | None]] = [None] * (2 * 8 * 2)  # team, agent, side
 
 
 class Work:
@@ -152,42 +172,55 @@ class Work:
     def emit(self, event: Event) -> None:
         self.log = (event, self.log)
 
-    # The frequent events are built positionally: a NamedTuple call with keywords costs
-    # several times more, and these run on every turn of every game.
+    # The events are built positionally: a NamedTuple call with keywords costs several
+    # times more, and these run on every turn of every game.
 
-    def note(self, kind: EventKind, team: int, seat: int, agent: Agent | None) -> None:
-        key = (kind, team, seat, agent)
-        event = _NOTES.get(key)
+    def note(self, kind: int, team: int, seat: int, agent: int = -1) -> None:
+        """An event of ``KINDS[kind]``; team, seat and agent -1 for none (seat < 4)."""
+        i = ((kind * 3 + team + 1) * 5 + seat + 1) * 9 + agent + 1
+        event = _NOTES[i]
         if event is None:
-            event = _new(_EVENT, (kind, team, seat, agent, None, 0, -1, None, None))
-            if len(_NOTES) < _INTERNED_MAX:
-                _NOTES[key] = event
+            who = None if agent < 0 else _AGENTS[agent]
+            event = _new(_EVENT, (KINDS[kind], team, seat, who, None, 0, -1, None, None))
+            _NOTES[i] = event
         self.log = (event, self.log)
 
-    def note_amount(
-        self,
-        kind: EventKind,
-        team: int,
-        seat: int,
-        agent: Agent | None,
-        amount: int,
-        space: int = -1,
-    ) -> None:
-        key = (kind, team, seat, agent, amount, space)
-        event = _AMOUNTS.get(key)
+    def note_drew(self, seat: int, n: int) -> None:
+        i = seat * 16 + n
+        event = _DREWS[i] if n < 16 else None
         if event is None:
-            event = _new(_EVENT, (kind, team, seat, agent, None, amount, space, None, None))
-            if len(_AMOUNTS) < _INTERNED_MAX:
-                _AMOUNTS[key] = event
+            event = _new(_EVENT, (_DREW, -1, seat, None, None, n, -1, None, None))
+            if n < 16:
+                _DREWS[i] = event
         self.log = (event, self.log)
 
-    def note_choice(self, team: int, revealed: Agent, side: Side) -> None:
+    def note_moved(self, team: int, delta: int, space: int) -> None:
+        inside = -32 <= delta < 32
+        i = ((team * 64 + delta + 32) * BOARD_SIZE + space) if inside else 0
+        event = _MOVES[i] if inside else None
+        if event is None:
+            event = _new(_EVENT, (_MOVED, team, -1, None, None, delta, space, None, None))
+            if inside:
+                _MOVES[i] = event
+        self.log = (event, self.log)
+
+    def note_recruited(self, team: int, agent: int, copies: int) -> None:
+        i = (team * 8 + agent) * 8 + copies
+        event = _RECRUITS[i] if copies < 8 else None
+        if event is None:
+            fields = (_RECRUITED, team, -1, _AGENTS[agent], None, copies, -1, None, None)
+            event = _new(_EVENT, fields)
+            if copies < 8:
+                _RECRUITS[i] = event
+        self.log = (event, self.log)
+
+    def note_choice(self, team: int, revealed: int, side: Side) -> None:
         """The recruit choice: which side ``team`` took, and the face-down card revealed."""
-        key = (team, revealed, side)
-        event = _CHOICES.get(key)
+        i = (team * 8 + revealed) * 2 + (0 if side is _FACE_UP else 1)
+        event = _CHOICES[i]
         if event is None:
-            event = _new(_EVENT, (EventKind.CHOSE, team, -1, revealed, None, 0, -1, side, None))
-            _CHOICES[key] = event  # at most 2 teams x 8 agents x 2 sides
+            fields = (_CHOSE, team, -1, _AGENTS[revealed], None, 0, -1, side, None)
+            event = _CHOICES[i] = _new(_EVENT, fields)
         self.log = (event, self.log)
 
     def ask(self, decision: Decision, seat: int) -> None:
@@ -227,7 +260,7 @@ class Work:
             self.deck = self.deck[draw:]
             for card in drawn:
                 hand[card] += 1
-            self.note_amount(EventKind.DREW, -1, seat, None, len(drawn))
+            self.note_drew(seat, len(drawn))
         hands = list(self.hands)
         hands[seat] = tuple(hand)
         self.hands = tuple(hands)
@@ -242,7 +275,7 @@ class Work:
         pos[team] = (pos[team] + delta) % BOARD_SIZE
         self.pos = (pos[0], pos[1])
         self.gap += -delta if team == 0 else delta
-        self.note_amount(EventKind.MOVED, team, -1, None, delta, pos[team])
+        self.note_moved(team, delta, pos[team])
 
     def use_effect(self, team: int, name: str) -> bool:
         """Mark a once-per-turn board effect; False if the meeple already had it this turn."""
