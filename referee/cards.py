@@ -67,7 +67,8 @@ EMPTY: Final[Counts] = (0,) * N_AGENTS
 
 def counts_of(cards: tuple[Agent, ...] | list[Agent]) -> Counts:
     c = [0] * N_AGENTS
-    for a in cards:
+    for card in cards:
+        a: int = card  # a native index in the compiled build (see work.py)
         c[a] += 1
     return tuple(c)
 

@@ -49,7 +49,8 @@ def recruit(w: Work, team: int, agent: Agent) -> int:
     """Put an agent in play; returns the move its icon (and ongoing cards) gives."""
     copies = w.change_play(team, agent, 1)
     w.note_recruited(team, agent, copies)
-    delta = MOVES[agent][copies - 1 if copies < 3 else 2]
+    a: int = agent  # a native index in the compiled build (see work.py)
+    delta = MOVES[a][copies - 1 if copies < 3 else 2]
     for modify in w.phases.recruit_modifiers:
         delta = modify(w, team, agent, delta)
     return delta

@@ -227,21 +227,32 @@ class Work:
         self.decision = decision
         self.actor = seat
 
+    # Agents are indexes here: an index typed ``int`` is native in the compiled build, where
+    # an ``Agent`` (an int subclass to mypyc's eyes) goes through Python's item protocol.
+
+    def set_hand(self, seat: int, hand: Counts) -> None:
+        hands = self.hands
+        if len(hands) == 2:  # two seats: no list to build
+            self.hands = (hand, hands[1]) if seat == 0 else (hands[0], hand)
+        else:
+            rebuilt = list(hands)
+            rebuilt[seat] = hand
+            self.hands = tuple(rebuilt)
+
     def change_hand(self, seat: int, agent: int, n: int) -> None:
-        hands = list(self.hands)
-        hand = list(hands[seat])
+        hand = list(self.hands[seat])
         hand[agent] += n
-        hands[seat] = tuple(hand)
-        self.hands = tuple(hands)
+        self.set_hand(seat, tuple(hand))
 
     def change_play(self, team: int, agent: int, n: int) -> int:
         """Add ``n`` copies to a team's play area; returns the copies it has now."""
-        play = list(self.in_play[team])
+        areas = self.in_play
+        play = list(areas[team])
         play[agent] += n
-        areas = list(self.in_play)
-        areas[team] = tuple(play)
-        self.in_play = (areas[0], areas[1])
-        return play[agent]
+        copies = play[agent]
+        area = tuple(play)
+        self.in_play = (area, areas[1]) if team == 0 else (areas[0], area)
+        return copies
 
     def refill(self, seat: int) -> None:
         """Draw back up to 4 while the deck lasts; a larger hand is kept."""
@@ -249,33 +260,33 @@ class Work:
         if need > 0 and self.deck:
             self.exchange(seat, (), need)
 
-    def exchange(self, seat: int, out: tuple[Agent, ...], draw: int) -> None:
+    def exchange(self, seat: int, out: tuple[int, ...], draw: int) -> None:
         """Take ``out`` from a hand and draw ``draw`` cards (fewer if the deck runs out),
         in one rebuild of the hand: the discard and play steps do this every turn."""
         hand = list(self.hands[seat])
         for card in out:
             hand[card] -= 1
-        if draw > 0 and self.deck:
-            drawn = self.deck[:draw]
-            self.deck = self.deck[draw:]
-            for card in drawn:
-                hand[card] += 1
-            self.note_drew(seat, len(drawn))
-        hands = list(self.hands)
-        hands[seat] = tuple(hand)
-        self.hands = tuple(hands)
+        deck = self.deck
+        if draw > 0 and deck:
+            n = draw if draw < len(deck) else len(deck)
+            for i in range(n):
+                drawn: int = deck[i]
+                hand[drawn] += 1
+            self.deck = deck[n:]
+            self.note_drew(seat, n)
+        self.set_hand(seat, tuple(hand))
 
-    def play_out(self, seat: int, cards: tuple[Agent, ...]) -> None:
+    def play_out(self, seat: int, cards: tuple[int, ...]) -> None:
         """Play cards from a hand, then draw back up to 4 (spec 4, Step 1.3)."""
         self.exchange(seat, cards, HAND_SIZE - _sum(self.hands[seat]) + len(cards))
 
     def move(self, team: int, delta: int) -> None:
         """Move a meeple; the gap is unwrapped so passing shows at the End step (spec 2)."""
-        pos = list(self.pos)
-        pos[team] = (pos[team] + delta) % BOARD_SIZE
-        self.pos = (pos[0], pos[1])
+        pos = self.pos
+        space = (pos[team] + delta) % BOARD_SIZE
+        self.pos = (space, pos[1]) if team == 0 else (pos[0], space)
         self.gap += -delta if team == 0 else delta
-        self.note_moved(team, delta, pos[team])
+        self.note_moved(team, delta, space)
 
     def use_effect(self, team: int, name: str) -> bool:
         """Mark a once-per-turn board effect; False if the meeple already had it this turn."""
