@@ -69,8 +69,17 @@ def counts_of(cards: tuple[Agent, ...] | list[Agent]) -> Counts:
     c = [0] * N_AGENTS
     for card in cards:
         a: int = card  # a native index in the compiled build (see work.py)
-        c[a] += 1
+        c[a] = c[a] + 1
     return tuple(c)
+
+
+def size(counts: Counts) -> int:
+    """The cards a count vector holds: ``sum(counts)``, which the compiled build calls
+    through Python's calling convention (a tuple iterator and all), added natively here."""
+    total = 0
+    for n in counts:
+        total += n
+    return total
 
 
 def cards_of(counts: Counts) -> tuple[Agent, ...]:
@@ -80,7 +89,7 @@ def cards_of(counts: Counts) -> tuple[Agent, ...]:
 
 def add(counts: Counts, agent: int, n: int = 1) -> Counts:
     c = list(counts)
-    c[agent] += n
+    c[agent] = c[agent] + n
     return tuple(c)
 
 

@@ -42,6 +42,7 @@ from referee.cards import (
     BlackMarket,
     add,
     counts_of,
+    size,
 )
 from referee.config import ConfigError, GameConfig, Mode
 from referee.legal import legal_actions as legal_actions  # re-exported: callers import it here
@@ -62,7 +63,6 @@ _OUTCOME: Final = Outcome
 _RANDOM: Final = random.Random
 _RANDOM_NEW: Final = random.Random.__new__
 _SEED: Final = _random.Random.seed
-_sum: Final = sum
 _DISCARD: Final = Decision.DISCARD
 _PLAY: Final = Decision.PLAY
 _NAME_FACE_UP: Final = Decision.NAME_FACE_UP
@@ -72,6 +72,9 @@ _RECRUIT: Final = Decision.RECRUIT
 _MIND_CONTROL: Final = Decision.MIND_CONTROL
 _DOUBLE_TROUBLE: Final = Decision.DOUBLE_TROUBLE
 _FACE_UP: Final = Side.FACE_UP
+_CATCH: Final = effects.catch
+_CODEBREAKERS: Final = effects.three_codebreakers
+_DAREDEVILS: Final = effects.three_daredevils
 _DISCARD_ACTION: Final = Discard
 _PLAY_ACTION: Final = Play
 _NAME_FACE_UP_ACTION: Final = NameFaceUp
@@ -88,6 +91,15 @@ def shuffled(items: Sequence[T], rng: random.Random) -> list[T]:
         j = int(rand() * (i + 1))
         out[i], out[j] = out[j], out[i]
     return out
+
+
+def _coin(rng: random.Random) -> int:
+    """``rng.randrange(2)`` drawn as it draws (``Random._randbelow``: ``getrandbits(2)``
+    until below 2), without its two Python-level frames."""
+    r = rng.getrandbits(2)
+    while r >= 2:
+        r = rng.getrandbits(2)
+    return r
 
 
 def new_game(
@@ -109,7 +121,7 @@ def new_game(
     else:
         rng = _RANDOM(seed)
     # Drawn before the shuffles so that a game dealt from explicit decks starts the same.
-    first = config.first_team if config.first_team is not None else rng.randrange(2)
+    first = config.first_team if config.first_team is not None else _coin(rng)
     if deck is None:
         order = tuple(shuffled(FULL_DECK, rng))
     else:
@@ -260,7 +272,7 @@ def _begin_turn(w: Work) -> None:
 
 def _ask_play(w: Work, seat: int, may_discard: bool) -> None:
     team = w.active
-    if may_discard and w.deck and _sum(w.discards[seat]) < w.config.discard_limits[seat]:
+    if may_discard and w.deck and size(w.discards[seat]) < w.config.discard_limits[seat]:
         w.ask(_DISCARD, seat)
     elif len(w.config.teams[team]) == 1:
         w.ask(_PLAY, seat)
@@ -331,19 +343,23 @@ def _on_recruit(w: Work, action: Action) -> None:
     w.offer_up = w.offer_down = None
     delta_other = effects.recruit(w, other, chosen)
     delta_active = effects.recruit(w, active, left)
-    # Both meeples move at once, then Getaway Car for each, then the landings (spec 7).
-    moved = ((active, delta_active), (other, delta_other))
-    for t, delta in moved:
-        if delta:
-            w.move(t, delta)
+    # Both meeples move at once (the active team's first), then Getaway Car for each, then
+    # the landings (spec 7); written out, where a loop over the pairs builds and iterates
+    # tuples of objects in the compiled build.
+    if delta_active:
+        w.move(active, delta_active)
+    if delta_other:
+        w.move(other, delta_other)
     if w.phases.after_move:
-        for t, delta in moved:
-            if delta:
-                effects.after_move(w, t)
-    if w.phases.landing_spaces:
-        for t, delta in reversed(moved):  # a stack: the active team's landing goes first
-            if delta:
-                effects.note_landing(w, t)
+        if delta_active:
+            effects.after_move(w, active)
+        if delta_other:
+            effects.after_move(w, other)
+    if w.phases.landing_spaces:  # a stack: pushed last, the active team's landing goes first
+        if delta_other:
+            effects.note_landing(w, other)
+        if delta_active:
+            effects.note_landing(w, active)
     _run(w)
 
 
@@ -428,7 +444,16 @@ def _run(w: Work) -> None:
 def _end_step(w: Work) -> None:
     candidates: dict[int, EndReason] | None = None  # most End steps end nothing
     for check in w.phases.end_checks:
-        for team, reason in check(w):
+        # the simple mode's checks called by name (natively), the others through the list
+        if check is _CATCH:
+            ends = effects.catch(w)
+        elif check is _CODEBREAKERS:
+            ends = effects.three_codebreakers(w)
+        elif check is _DAREDEVILS:
+            ends = effects.three_daredevils(w)
+        else:
+            ends = check(w)
+        for team, reason in ends:
             if candidates is None:
                 candidates = {}
             candidates.setdefault(team, reason)
@@ -453,5 +478,5 @@ def _next_team_out_of_cards(w: Work) -> bool:
     """A solo player next needs 2 cards; each player of a team of two needs 1 (spec 4, 8)."""
     members = w.config.teams[1 - w.active]
     if len(members) == 1:
-        return _sum(w.hands[members[0]]) < 2
-    return any(_sum(w.hands[m]) == 0 for m in members)
+        return size(w.hands[members[0]]) < 2
+    return any(size(w.hands[m]) == 0 for m in members)

@@ -17,6 +17,7 @@ from referee.cards import (
     Agent,
     BlackMarket,
     Counts,
+    size,
 )
 from referee.config import GameConfig
 from referee.events import Event, EventKind, Log, Outcome, Task
@@ -28,7 +29,6 @@ _new: Final = tuple.__new__
 # imported from another module is looked up in the module's dict on every use.
 _STATE: Final = State
 _EVENT: Final = Event
-_sum: Final = sum
 
 #: the event kinds ``note`` takes by number (its callers pass these constants)
 KINDS: Final = tuple(EventKind)
@@ -228,7 +228,8 @@ class Work:
         self.actor = seat
 
     # Agents are indexes here: an index typed ``int`` is native in the compiled build, where
-    # an ``Agent`` (an int subclass to mypyc's eyes) goes through Python's item protocol.
+    # an ``Agent`` (an int subclass to mypyc's eyes) goes through Python's item protocol;
+    # and ``c[i] = c[i] + n`` adds natively where mypyc compiles ``c[i] += n`` as objects.
 
     def set_hand(self, seat: int, hand: Counts) -> None:
         hands = self.hands
@@ -241,14 +242,14 @@ class Work:
 
     def change_hand(self, seat: int, agent: int, n: int) -> None:
         hand = list(self.hands[seat])
-        hand[agent] += n
+        hand[agent] = hand[agent] + n
         self.set_hand(seat, tuple(hand))
 
     def change_play(self, team: int, agent: int, n: int) -> int:
         """Add ``n`` copies to a team's play area; returns the copies it has now."""
         areas = self.in_play
         play = list(areas[team])
-        play[agent] += n
+        play[agent] = play[agent] + n
         copies = play[agent]
         area = tuple(play)
         self.in_play = (area, areas[1]) if team == 0 else (areas[0], area)
@@ -256,7 +257,7 @@ class Work:
 
     def refill(self, seat: int) -> None:
         """Draw back up to 4 while the deck lasts; a larger hand is kept."""
-        need = HAND_SIZE - _sum(self.hands[seat])
+        need = HAND_SIZE - size(self.hands[seat])
         if need > 0 and self.deck:
             self.exchange(seat, (), need)
 
@@ -265,20 +266,20 @@ class Work:
         in one rebuild of the hand: the discard and play steps do this every turn."""
         hand = list(self.hands[seat])
         for card in out:
-            hand[card] -= 1
+            hand[card] = hand[card] - 1
         deck = self.deck
         if draw > 0 and deck:
             n = draw if draw < len(deck) else len(deck)
             for i in range(n):
                 drawn: int = deck[i]
-                hand[drawn] += 1
+                hand[drawn] = hand[drawn] + 1
             self.deck = deck[n:]
             self.note_drew(seat, n)
         self.set_hand(seat, tuple(hand))
 
     def play_out(self, seat: int, cards: tuple[int, ...]) -> None:
         """Play cards from a hand, then draw back up to 4 (spec 4, Step 1.3)."""
-        self.exchange(seat, cards, HAND_SIZE - _sum(self.hands[seat]) + len(cards))
+        self.exchange(seat, cards, HAND_SIZE - size(self.hands[seat]) + len(cards))
 
     def move(self, team: int, delta: int) -> None:
         """Move a meeple; the gap is unwrapped so passing shows at the End step (spec 2)."""
