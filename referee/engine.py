@@ -285,11 +285,10 @@ def _ask_play(w: Work, seat: int, may_discard: bool) -> None:
 def _on_discard(w: Work, action: Action) -> None:
     seat = w.actor
     if isinstance(action, _DISCARD_ACTION):
-        discards = list(w.discards)
-        discards[seat] = add(discards[seat], action.card)
-        w.discards = tuple(discards)
+        card = action.card
+        w.set_discards(seat, add(w.discards[seat], card))
         w.note(work.DISCARDED, -1, seat)
-        w.exchange(seat, (action.card,), 1)  # draw 1, even into a hand larger than 4
+        w.exchange(seat, (card,), 1)  # draw 1, even into a hand larger than 4
         _ask_play(w, seat, may_discard=True)
     else:
         _ask_play(w, seat, may_discard=False)
@@ -460,10 +459,10 @@ def _end_step(w: Work) -> None:
     if candidates:
         tie = len(candidates) == 2
         winner = w.active if tie else next(iter(candidates))
-        w.finish(_OUTCOME(winner, candidates[winner], tie))
+        w.finish(_new(_OUTCOME, (winner, candidates[winner], tie, -1)))
     elif not w.deck and _next_team_out_of_cards(w):
         closer = 0 if w.gap < START_GAP else 1 if w.gap > START_GAP else w.active
-        w.finish(_OUTCOME(closer, EndReason.OUT_OF_CARDS, w.gap == START_GAP))
+        w.finish(_new(_OUTCOME, (closer, EndReason.OUT_OF_CARDS, w.gap == START_GAP, -1)))
     else:
         w.turns_done = (
             (w.turns_done[0] + 1, w.turns_done[1])

@@ -240,6 +240,15 @@ class Work:
             rebuilt[seat] = hand
             self.hands = tuple(rebuilt)
 
+    def set_discards(self, seat: int, discards: Counts) -> None:
+        pile = self.discards
+        if len(pile) == 2:
+            self.discards = (discards, pile[1]) if seat == 0 else (pile[0], discards)
+        else:
+            rebuilt = list(pile)
+            rebuilt[seat] = discards
+            self.discards = tuple(rebuilt)
+
     def change_hand(self, seat: int, agent: int, n: int) -> None:
         hand = list(self.hands[seat])
         hand[agent] = hand[agent] + n
