@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Final, NamedTuple, TypeVar
 
-from referee import effects, work
+from referee import direct, effects, work
 from referee.actions import (
     Action,
     ChooseAgent,
@@ -40,7 +40,6 @@ from referee.cards import (
     START_GAP,
     Agent,
     BlackMarket,
-    add,
     counts_of,
     size,
 )
@@ -202,12 +201,15 @@ def apply(state: State, action: Action) -> State:
 def _apply(state: State, action: Action) -> State:
     decision = state.decision
     assert decision is not None
+    # the simple turn's discard and play straight on the state (direct.py); the rest, the
+    # recruit first (called by name, where a function found in a dict is called through
+    # the Python convention), on a working copy
+    if decision is _DISCARD:
+        return direct.discard(state, action)
+    if decision is _PLAY:
+        return direct.play(state, action)
     w = Work(state)
-    if decision is _DISCARD:  # the simple turn's decisions called directly (legal_actions)
-        _on_discard(w, action)
-    elif decision is _PLAY:
-        _on_play(w, action)
-    elif decision is _RECRUIT:
+    if decision is _RECRUIT:
         _on_recruit(w, action)
     else:
         _HANDLERS[decision](w, action)
@@ -271,38 +273,11 @@ def _begin_turn(w: Work) -> None:
 
 
 def _ask_play(w: Work, seat: int, may_discard: bool) -> None:
-    team = w.active
-    if may_discard and w.deck and size(w.discards[seat]) < w.config.discard_limits[seat]:
-        w.ask(_DISCARD, seat)
-    elif len(w.config.teams[team]) == 1:
-        w.ask(_PLAY, seat)
-    elif w.offer_up is None:
-        w.ask(_PLAY_FACE_UP, seat)
-    else:
-        w.ask(_PLAY_FACE_DOWN, seat)
+    ask = direct.next_play(w.config, w.deck, w.discards, w.offer_up, w.active, seat, may_discard)
+    w.ask(ask, seat)
 
 
-def _on_discard(w: Work, action: Action) -> None:
-    seat = w.actor
-    if isinstance(action, _DISCARD_ACTION):
-        card = action.card
-        w.set_discards(seat, add(w.discards[seat], card))
-        w.note(work.DISCARDED, -1, seat)
-        w.exchange(seat, (card,), 1)  # draw 1, even into a hand larger than 4
-        _ask_play(w, seat, may_discard=True)
-    else:
-        _ask_play(w, seat, may_discard=False)
-
-
-def _on_play(w: Work, action: Action) -> None:
-    assert isinstance(action, _PLAY_ACTION)
-    seat, up, down = w.actor, action.up, action.down
-    w.face_up_seat = seat
-    w.offer_up, w.offer_down = up, down
-    w.note(work.PLAYED_FACE_UP, -1, seat, up)
-    w.note(work.PLAYED_FACE_DOWN, -1, seat)
-    w.play_out(seat, (up, down))
-    w.ask(_RECRUIT, w.captain(1 - w.active))
+# The discard and the solo play are in direct.py: they are applied to the state itself.
 
 
 def _on_name_face_up(w: Work, action: Action) -> None:
@@ -414,8 +389,6 @@ def _on_retrieve(w: Work, action: Action) -> None:
 
 
 _HANDLERS: Final[dict[Decision, Callable[[Work, Action], None]]] = {
-    Decision.DISCARD: _on_discard,
-    Decision.PLAY: _on_play,
     Decision.NAME_FACE_UP: _on_name_face_up,
     Decision.PLAY_FACE_UP: _on_play_face_up,
     Decision.PLAY_FACE_DOWN: _on_play_face_down,

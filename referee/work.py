@@ -58,6 +58,70 @@ _RECRUITS: Final[list[Event | None]] = [None] * (2 * 8 * 8)  # team, agent, copi
 _CHOICES: Final[list[Event | None]] = [None] * (2 * 8 * 2)  # team, agent, side
 
 
+# The state-level primitives: Work's methods and the simple turn's direct path (direct.py)
+# both use these. The events are built positionally: a NamedTuple call with keywords costs
+# several times more, and these run on every turn of every game.
+
+
+def noted(kind: int, team: int, seat: int, agent: int = -1) -> Event:
+    """An event of ``KINDS[kind]``; team, seat and agent -1 for none (seat < 4)."""
+    i = ((kind * 3 + team + 1) * 5 + seat + 1) * 9 + agent + 1
+    event = _NOTES[i]
+    if event is None:
+        who = None if agent < 0 else _AGENTS[agent]
+        event = _new(_EVENT, (KINDS[kind], team, seat, who, None, 0, -1, None, None))
+        _NOTES[i] = event
+    return event
+
+
+def drew(seat: int, n: int) -> Event:
+    i = seat * 16 + n
+    event = _DREWS[i] if n < 16 else None
+    if event is None:
+        event = _new(_EVENT, (_DREW, -1, seat, None, None, n, -1, None, None))
+        if n < 16:
+            _DREWS[i] = event
+    return event
+
+
+# Agents are indexes here: an index typed ``int`` is native in the compiled build, where an
+# ``Agent`` (an int subclass to mypyc's eyes) goes through Python's item protocol; and
+# ``c[i] = c[i] + n`` adds natively where mypyc compiles ``c[i] += n`` as objects.
+
+
+def replaced(items: tuple[Counts, ...], i: int, item: Counts) -> tuple[Counts, ...]:
+    """``items`` with item ``i`` replaced (per seat: hands, discards)."""
+    if len(items) == 2:  # two seats: no list to build
+        return (item, items[1]) if i == 0 else (items[0], item)
+    rebuilt = list(items)
+    rebuilt[i] = item
+    return tuple(rebuilt)
+
+
+def exchanged(
+    hands: tuple[Counts, ...],
+    deck: tuple[Agent, ...],
+    log: Log,
+    seat: int,
+    out: tuple[int, ...],
+    draw: int,
+) -> tuple[tuple[Counts, ...], tuple[Agent, ...], Log]:
+    """Take ``out`` from a hand and draw ``draw`` cards (fewer if the deck runs out), in one
+    rebuild of the hand: the discard and play steps do this every turn. The hands, deck
+    and log after it."""
+    hand = list(hands[seat])
+    for card in out:
+        hand[card] = hand[card] - 1
+    if draw > 0 and deck:
+        n = draw if draw < len(deck) else len(deck)
+        for i in range(n):
+            drawn: int = deck[i]
+            hand[drawn] = hand[drawn] + 1
+        deck = deck[n:]
+        log = (drew(seat, n), log)
+    return replaced(hands, seat, tuple(hand)), deck, log
+
+
 class Work:
     __slots__ = State._fields
 
@@ -172,27 +236,11 @@ class Work:
     def emit(self, event: Event) -> None:
         self.log = (event, self.log)
 
-    # The events are built positionally: a NamedTuple call with keywords costs several
-    # times more, and these run on every turn of every game.
-
     def note(self, kind: int, team: int, seat: int, agent: int = -1) -> None:
-        """An event of ``KINDS[kind]``; team, seat and agent -1 for none (seat < 4)."""
-        i = ((kind * 3 + team + 1) * 5 + seat + 1) * 9 + agent + 1
-        event = _NOTES[i]
-        if event is None:
-            who = None if agent < 0 else _AGENTS[agent]
-            event = _new(_EVENT, (KINDS[kind], team, seat, who, None, 0, -1, None, None))
-            _NOTES[i] = event
-        self.log = (event, self.log)
+        self.log = (noted(kind, team, seat, agent), self.log)
 
     def note_drew(self, seat: int, n: int) -> None:
-        i = seat * 16 + n
-        event = _DREWS[i] if n < 16 else None
-        if event is None:
-            event = _new(_EVENT, (_DREW, -1, seat, None, None, n, -1, None, None))
-            if n < 16:
-                _DREWS[i] = event
-        self.log = (event, self.log)
+        self.log = (drew(seat, n), self.log)
 
     def note_moved(self, team: int, delta: int, space: int) -> None:
         inside = -32 <= delta < 32
@@ -227,27 +275,11 @@ class Work:
         self.decision = decision
         self.actor = seat
 
-    # Agents are indexes here: an index typed ``int`` is native in the compiled build, where
-    # an ``Agent`` (an int subclass to mypyc's eyes) goes through Python's item protocol;
-    # and ``c[i] = c[i] + n`` adds natively where mypyc compiles ``c[i] += n`` as objects.
-
     def set_hand(self, seat: int, hand: Counts) -> None:
-        hands = self.hands
-        if len(hands) == 2:  # two seats: no list to build
-            self.hands = (hand, hands[1]) if seat == 0 else (hands[0], hand)
-        else:
-            rebuilt = list(hands)
-            rebuilt[seat] = hand
-            self.hands = tuple(rebuilt)
+        self.hands = replaced(self.hands, seat, hand)
 
     def set_discards(self, seat: int, discards: Counts) -> None:
-        pile = self.discards
-        if len(pile) == 2:
-            self.discards = (discards, pile[1]) if seat == 0 else (pile[0], discards)
-        else:
-            rebuilt = list(pile)
-            rebuilt[seat] = discards
-            self.discards = tuple(rebuilt)
+        self.discards = replaced(self.discards, seat, discards)
 
     def change_hand(self, seat: int, agent: int, n: int) -> None:
         hand = list(self.hands[seat])
@@ -271,20 +303,10 @@ class Work:
             self.exchange(seat, (), need)
 
     def exchange(self, seat: int, out: tuple[int, ...], draw: int) -> None:
-        """Take ``out`` from a hand and draw ``draw`` cards (fewer if the deck runs out),
-        in one rebuild of the hand: the discard and play steps do this every turn."""
-        hand = list(self.hands[seat])
-        for card in out:
-            hand[card] = hand[card] - 1
-        deck = self.deck
-        if draw > 0 and deck:
-            n = draw if draw < len(deck) else len(deck)
-            for i in range(n):
-                drawn: int = deck[i]
-                hand[drawn] = hand[drawn] + 1
-            self.deck = deck[n:]
-            self.note_drew(seat, n)
-        self.set_hand(seat, tuple(hand))
+        """Take ``out`` from a hand and draw ``draw`` cards (fewer if the deck runs out)."""
+        self.hands, self.deck, self.log = exchanged(
+            self.hands, self.deck, self.log, seat, out, draw
+        )
 
     def play_out(self, seat: int, cards: tuple[int, ...]) -> None:
         """Play cards from a hand, then draw back up to 4 (spec 4, Step 1.3)."""
