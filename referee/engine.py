@@ -211,6 +211,12 @@ def _apply(state: State, action: Action) -> State:
     w = Work(state)
     if decision is _RECRUIT:
         _on_recruit(w, action)
+    elif decision is _NAME_FACE_UP:  # a team game's turn
+        _on_name_face_up(w, action)
+    elif decision is _PLAY_FACE_UP:
+        _on_play_face_up(w, action)
+    elif decision is _PLAY_FACE_DOWN:
+        _on_play_face_down(w, action)
     else:
         _HANDLERS[decision](w, action)
     return w.freeze()
