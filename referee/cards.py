@@ -35,7 +35,8 @@ N_AGENTS: Final = len(AGENTS)
 COPIES: Final = (6, 6, 6, 6, 6, 6, 1, 1)
 
 #: meeple move for the 1st, 2nd and 3rd+ copy in play (WIN / LOSE icons move nothing)
-MOVES: Final[tuple[tuple[int, int, int], ...]] = (
+#: (typed as tuples of any length, which the compiled build indexes without a new tuple)
+MOVES: Final[tuple[tuple[int, ...], ...]] = (
     (-1, 6, -1),  # DOUBLE_AGENT
     (1, 2, 3),  # ENFORCER
     (0, 0, 0),  # CODEBREAKER (3rd: WIN icon)

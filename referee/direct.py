@@ -14,13 +14,21 @@ build and boxed again into new tuples (see ``Work``).
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, cast
 
 from referee.actions import Action, Decision, Discard, Play
 from referee.cards import HAND_SIZE, Agent, Counts, add, size
 from referee.config import GameConfig
-from referee.state import Log, State
-from referee.work import DISCARDED, PLAYED_FACE_DOWN, PLAYED_FACE_UP, exchanged, noted, replaced
+from referee.state import State
+from referee.work import (
+    DISCARDED,
+    PLAYED_FACE_DOWN,
+    PLAYED_FACE_UP,
+    cons,
+    exchanged,
+    noted,
+    replaced,
+)
 
 _new: Final = tuple.__new__
 # Final aliases: C statics in the compiled build (see engine.py)
@@ -48,7 +56,7 @@ def next_play(
     face down)."""
     if may_discard and deck and size(discards[seat]) < config.discard_limits[seat]:
         return _DISCARD
-    if len(config.teams[active]) == 1:
+    if len(config.team_members[active]) == 1:
         return _PLAY
     return _PLAY_FACE_UP if offer_up is None else _PLAY_FACE_DOWN
 
@@ -60,7 +68,7 @@ def discard(s: State, action: Action) -> State:
     if isinstance(action, _DISCARD_ACTION):
         card: int = action.card
         discards = replaced(s.discards, seat, add(s.discards[seat], card))
-        noted_log: Log = (noted(DISCARDED, -1, seat), s.log)
+        noted_log = cons(noted(DISCARDED, -1, seat), s.log)
         hands, deck, log = exchanged(s.hands, s.deck, noted_log, seat, (card,), 1)
         may_discard = True
     else:
@@ -107,14 +115,16 @@ def play(s: State, action: Action) -> State:
     and the other team's captain chooses which to recruit."""
     assert isinstance(action, _PLAY_ACTION)
     seat, up, down = s.actor, action.up, action.down
-    shown: Log = (noted(PLAYED_FACE_UP, -1, seat, up), s.log)
-    shown = (noted(PLAYED_FACE_DOWN, -1, seat), shown)
+    shown = cons(
+        noted(PLAYED_FACE_DOWN, -1, seat), cons(noted(PLAYED_FACE_UP, -1, seat, up), s.log)
+    )
     draw = HAND_SIZE - size(s.hands[seat]) + 2
     hands, deck, log = exchanged(s.hands, s.deck, shown, seat, (up, down), draw)
     other = 1 - s.active
-    members = s.config.teams[other]
-    captain = members[s.turns_done[other] % len(members)]
+    members = s.config.team_members[other]
     r: tuple[object, ...] = s  # the fields passed on, read as objects (module docstring)
+    done = cast(tuple[int, ...], r[9])  # turns_done, not unboxed to be indexed
+    captain = members[done[other] % len(members)]
     return _new(
         _STATE,
         (

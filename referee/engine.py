@@ -271,7 +271,7 @@ def _begin_turn(w: Work) -> None:
     w.effects_used = NO_EFFECTS_USED
     w.face_up_seat = -1
     w.note(work.TURN_STARTED, w.active, -1)
-    members = w.config.teams[w.active]
+    members = w.config.team_members[w.active]
     if len(members) == 1:
         _ask_play(w, members[0], may_discard=True)
     else:
@@ -299,7 +299,7 @@ def _on_play_face_up(w: Work, action: Action) -> None:
     w.offer_up = action.card
     w.note(work.PLAYED_FACE_UP, -1, seat, action.card)
     w.play_out(seat, (action.card,))
-    mate = next(m for m in w.config.teams[w.active] if m != seat)
+    mate = next(m for m in w.config.team_members[w.active] if m != seat)
     _ask_play(w, mate, may_discard=True)
 
 
@@ -454,7 +454,7 @@ def _end_step(w: Work) -> None:
 
 def _next_team_out_of_cards(w: Work) -> bool:
     """A solo player next needs 2 cards; each player of a team of two needs 1 (spec 4, 8)."""
-    members = w.config.teams[1 - w.active]
+    members = w.config.team_members[1 - w.active]
     if len(members) == 1:
         return size(w.hands[members[0]]) < 2
     return any(size(w.hands[m]) == 0 for m in members)

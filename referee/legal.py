@@ -111,7 +111,7 @@ def legal_actions(state: State) -> tuple[Action, ...]:
     elif decision is _RECRUIT:
         legal = RECRUIT_CHOICES
     elif decision is _NAME_FACE_UP:  # and a team game's
-        legal = _name_actions(state.config.teams[state.active])
+        legal = _name_actions(state.config.team_members[state.active])
     elif decision is _PLAY_FACE_UP:
         legal = _face_up_actions(state.hands[state.actor])
     elif decision is _PLAY_FACE_DOWN:
@@ -128,7 +128,7 @@ def _team_play(state: State) -> Counts:
 
 def _market_actions(state: State) -> tuple[Action, ...]:
     team = state.config.team_of(state.actor)
-    members = state.config.teams[team]
+    members = state.config.team_members[team]
     out: list[Action] = []
     for card in sorted(state.market):
         takers = members if card in INSTANT else (state.actor,)
@@ -144,7 +144,7 @@ def _retrieve_actions(state: State) -> tuple[Action, ...]:
 _LEGAL: Final[dict[Decision, Callable[[State], tuple[Action, ...]]]] = {
     Decision.DISCARD: lambda s: _discard_actions(s.hands[s.actor]),
     Decision.PLAY: lambda s: _play_actions(s.hands[s.actor]),
-    Decision.NAME_FACE_UP: lambda s: _name_actions(s.config.teams[s.active]),
+    Decision.NAME_FACE_UP: lambda s: _name_actions(s.config.team_members[s.active]),
     Decision.PLAY_FACE_UP: lambda s: _face_up_actions(s.hands[s.actor]),
     Decision.PLAY_FACE_DOWN: _face_down_actions,
     Decision.RECRUIT: lambda s: RECRUIT_CHOICES,

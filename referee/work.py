@@ -74,6 +74,12 @@ def noted(kind: int, team: int, seat: int, agent: int = -1) -> Event:
     return event
 
 
+def cons(event: Event, log: Log) -> Log:
+    """The log with ``event`` added (built here as one object: a caller that built the pair
+    itself and passed it on as a ``Log`` would have it unboxed and boxed again)."""
+    return (event, log)
+
+
 def drew(seat: int, n: int) -> Event:
     i = seat * 16 + n
     event = _DREWS[i] if n < 16 else None
@@ -225,11 +231,11 @@ class Work:
     # --- reading -------------------------------------------------------------------------
 
     def captain(self, team: int) -> int:
-        members = self.config.teams[team]
+        members = self.config.team_members[team]
         return members[self.turns_done[team] % len(members)]
 
     def team_of(self, seat: int) -> int:
-        return 0 if seat in self.config.teams[0] else 1
+        return 0 if seat in self.config.team_members[0] else 1
 
     # --- primitives ----------------------------------------------------------------------
 
