@@ -35,7 +35,8 @@ N_AGENTS: Final = len(AGENTS)
 COPIES: Final = (6, 6, 6, 6, 6, 6, 1, 1)
 
 #: meeple move for the 1st, 2nd and 3rd+ copy in play (WIN / LOSE icons move nothing)
-MOVES: Final[tuple[tuple[int, int, int], ...]] = (
+#: (typed as tuples of any length, which the compiled build indexes without a new tuple)
+MOVES: Final[tuple[tuple[int, ...], ...]] = (
     (-1, 6, -1),  # DOUBLE_AGENT
     (1, 2, 3),  # ENFORCER
     (0, 0, 0),  # CODEBREAKER (3rd: WIN icon)
@@ -67,9 +68,19 @@ EMPTY: Final[Counts] = (0,) * N_AGENTS
 
 def counts_of(cards: tuple[Agent, ...] | list[Agent]) -> Counts:
     c = [0] * N_AGENTS
-    for a in cards:
-        c[a] += 1
+    for card in cards:
+        a: int = card  # a native index in the compiled build (see work.py)
+        c[a] = c[a] + 1
     return tuple(c)
+
+
+def size(counts: Counts) -> int:
+    """The cards a count vector holds: ``sum(counts)``, which the compiled build calls
+    through Python's calling convention (a tuple iterator and all), added natively here."""
+    total = 0
+    for n in counts:
+        total += n
+    return total
 
 
 def cards_of(counts: Counts) -> tuple[Agent, ...]:
@@ -79,7 +90,7 @@ def cards_of(counts: Counts) -> tuple[Agent, ...]:
 
 def add(counts: Counts, agent: int, n: int = 1) -> Counts:
     c = list(counts)
-    c[agent] += n
+    c[agent] = c[agent] + n
     return tuple(c)
 
 

@@ -100,6 +100,11 @@ class GameConfig:
     #: derived once in __post_init__, read on every turn; kept out of init, eq, hash and
     #: repr. A field, not a ClassVar: a ClassVar on a dataclass breaks the compiled build.
     discard_limits: tuple[int, ...] = field(default=(), init=False, repr=False, compare=False)
+    #: ``teams`` again, typed as a tuple of any length: the compiled build keeps a 2-tuple
+    #: field unboxed and builds a new tuple for every ``teams[i]``; derived like the above
+    team_members: tuple[tuple[int, ...], ...] = field(
+        default=(), init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         if not isinstance(self.mode, Mode):
@@ -117,6 +122,7 @@ class GameConfig:
                 raise ConfigError(f"team {team} must hold one or two seats in increasing order")
         if self.first_team not in (None, 0, 1):
             raise ConfigError(f"first_team must be 0 (A), 1 (B) or None, not {self.first_team}")
+        object.__setattr__(self, "team_members", self.teams)
         limits = tuple(self.discard_limit(self.team_of(s)) for s in range(self.seats))
         object.__setattr__(self, "discard_limits", limits)
 
@@ -137,18 +143,19 @@ class GameConfig:
 
     @property
     def seats(self) -> int:
-        return len(self.teams[0]) + len(self.teams[1])
+        members = self.team_members
+        return len(members[0]) + len(members[1])
 
     @property
     def rules(self) -> Ruleset:
         return RULESETS[self.ruleset]
 
     def team_of(self, seat: int) -> int:
-        return 0 if seat in self.teams[0] else 1
+        return 0 if seat in self.team_members[0] else 1
 
     def discard_limit(self, team: int) -> int:
         """4 for a player alone on a team, 2 for each member of a team of two."""
-        return 4 if len(self.teams[team]) == 1 else 2
+        return 4 if len(self.team_members[team]) == 1 else 2
 
     def to_json(self) -> dict[str, object]:
         return {

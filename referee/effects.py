@@ -40,6 +40,9 @@ Instant = Callable[[Work, int, int], bool]
 _TASK: Final = Task
 _BLACK_MARKET: Final = Decision.BLACK_MARKET
 _RECALL: Final = Decision.RECALL
+#: agents as int indexes, native in the compiled build (see work.py)
+_CODEBREAKER: Final[int] = Agent.CODEBREAKER
+_DAREDEVIL: Final[int] = Agent.DAREDEVIL
 
 
 # --- recruiting and moving ----------------------------------------------------------------
@@ -48,8 +51,9 @@ _RECALL: Final = Decision.RECALL
 def recruit(w: Work, team: int, agent: Agent) -> int:
     """Put an agent in play; returns the move its icon (and ongoing cards) gives."""
     copies = w.change_play(team, agent, 1)
-    w.note_amount(EventKind.RECRUITED, team, -1, agent, copies)
-    delta = MOVES[agent][copies - 1 if copies < 3 else 2]
+    w.note_recruited(team, agent, copies)
+    a: int = agent  # a native index in the compiled build (see work.py)
+    delta = MOVES[a][copies - 1 if copies < 3 else 2]
     for modify in w.phases.recruit_modifiers:
         delta = modify(w, team, agent, delta)
     return delta
@@ -234,8 +238,8 @@ def catch(w: Work) -> Ends:
 
 
 def three_codebreakers(w: Work) -> Ends:
-    a, b = w.in_play
-    if a[Agent.CODEBREAKER] < 3 and b[Agent.CODEBREAKER] < 3:
+    areas = w.in_play
+    if areas[0][_CODEBREAKER] < 3 and areas[1][_CODEBREAKER] < 3:
         return ()  # the usual case, kept cheap
     return tuple(
         (t, EndReason.CODEBREAKERS) for t in (0, 1) if w.in_play[t][Agent.CODEBREAKER] >= 3
@@ -244,8 +248,8 @@ def three_codebreakers(w: Work) -> Ends:
 
 def three_daredevils(w: Work) -> Ends:
     """3 Daredevils lose, unless Leader of the Pack turns the loss into a win."""
-    a, b = w.in_play
-    if a[Agent.DAREDEVIL] < 3 and b[Agent.DAREDEVIL] < 3:
+    areas = w.in_play
+    if areas[0][_DAREDEVIL] < 3 and areas[1][_DAREDEVIL] < 3:
         return ()
     out = []
     for t in (0, 1):

@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Final, NamedTuple, TypeVar
 
-from referee import effects
+from referee import direct, effects, work
 from referee.actions import (
     Action,
     ChooseAgent,
@@ -40,8 +40,8 @@ from referee.cards import (
     START_GAP,
     Agent,
     BlackMarket,
-    add,
     counts_of,
+    size,
 )
 from referee.config import ConfigError, GameConfig, Mode
 from referee.legal import legal_actions as legal_actions  # re-exported: callers import it here
@@ -62,7 +62,6 @@ _OUTCOME: Final = Outcome
 _RANDOM: Final = random.Random
 _RANDOM_NEW: Final = random.Random.__new__
 _SEED: Final = _random.Random.seed
-_sum: Final = sum
 _DISCARD: Final = Decision.DISCARD
 _PLAY: Final = Decision.PLAY
 _NAME_FACE_UP: Final = Decision.NAME_FACE_UP
@@ -72,6 +71,9 @@ _RECRUIT: Final = Decision.RECRUIT
 _MIND_CONTROL: Final = Decision.MIND_CONTROL
 _DOUBLE_TROUBLE: Final = Decision.DOUBLE_TROUBLE
 _FACE_UP: Final = Side.FACE_UP
+_CATCH: Final = effects.catch
+_CODEBREAKERS: Final = effects.three_codebreakers
+_DAREDEVILS: Final = effects.three_daredevils
 _DISCARD_ACTION: Final = Discard
 _PLAY_ACTION: Final = Play
 _NAME_FACE_UP_ACTION: Final = NameFaceUp
@@ -88,6 +90,15 @@ def shuffled(items: Sequence[T], rng: random.Random) -> list[T]:
         j = int(rand() * (i + 1))
         out[i], out[j] = out[j], out[i]
     return out
+
+
+def _coin(rng: random.Random) -> int:
+    """``rng.randrange(2)`` drawn as it draws (``Random._randbelow``: ``getrandbits(2)``
+    until below 2), without its two Python-level frames."""
+    r = rng.getrandbits(2)
+    while r >= 2:
+        r = rng.getrandbits(2)
+    return r
 
 
 def new_game(
@@ -109,7 +120,7 @@ def new_game(
     else:
         rng = _RANDOM(seed)
     # Drawn before the shuffles so that a game dealt from explicit decks starts the same.
-    first = config.first_team if config.first_team is not None else rng.randrange(2)
+    first = config.first_team if config.first_team is not None else _coin(rng)
     if deck is None:
         order = tuple(shuffled(FULL_DECK, rng))
     else:
@@ -190,13 +201,22 @@ def apply(state: State, action: Action) -> State:
 def _apply(state: State, action: Action) -> State:
     decision = state.decision
     assert decision is not None
+    # the simple turn's discard and play straight on the state (direct.py); the rest, the
+    # recruit first (called by name, where a function found in a dict is called through
+    # the Python convention), on a working copy
+    if decision is _DISCARD:
+        return direct.discard(state, action)
+    if decision is _PLAY:
+        return direct.play(state, action)
     w = Work(state)
-    if decision is _DISCARD:  # the simple turn's decisions called directly (legal_actions)
-        _on_discard(w, action)
-    elif decision is _PLAY:
-        _on_play(w, action)
-    elif decision is _RECRUIT:
+    if decision is _RECRUIT:
         _on_recruit(w, action)
+    elif decision is _NAME_FACE_UP:  # a team game's turn
+        _on_name_face_up(w, action)
+    elif decision is _PLAY_FACE_UP:
+        _on_play_face_up(w, action)
+    elif decision is _PLAY_FACE_DOWN:
+        _on_play_face_down(w, action)
     else:
         _HANDLERS[decision](w, action)
     return w.freeze()
@@ -250,8 +270,8 @@ def _begin_turn(w: Work) -> None:
     w.turn += 1
     w.effects_used = NO_EFFECTS_USED
     w.face_up_seat = -1
-    w.note(EventKind.TURN_STARTED, w.active, -1, None)
-    members = w.config.teams[w.active]
+    w.note(work.TURN_STARTED, w.active, -1)
+    members = w.config.team_members[w.active]
     if len(members) == 1:
         _ask_play(w, members[0], may_discard=True)
     else:
@@ -259,45 +279,17 @@ def _begin_turn(w: Work) -> None:
 
 
 def _ask_play(w: Work, seat: int, may_discard: bool) -> None:
-    team = w.active
-    if may_discard and w.deck and _sum(w.discards[seat]) < w.config.discard_limits[seat]:
-        w.ask(_DISCARD, seat)
-    elif len(w.config.teams[team]) == 1:
-        w.ask(_PLAY, seat)
-    elif w.offer_up is None:
-        w.ask(_PLAY_FACE_UP, seat)
-    else:
-        w.ask(_PLAY_FACE_DOWN, seat)
+    ask = direct.next_play(w.config, w.deck, w.discards, w.offer_up, w.active, seat, may_discard)
+    w.ask(ask, seat)
 
 
-def _on_discard(w: Work, action: Action) -> None:
-    seat = w.actor
-    if isinstance(action, _DISCARD_ACTION):
-        discards = list(w.discards)
-        discards[seat] = add(discards[seat], action.card)
-        w.discards = tuple(discards)
-        w.note(EventKind.DISCARDED, -1, seat, None)
-        w.exchange(seat, (action.card,), 1)  # draw 1, even into a hand larger than 4
-        _ask_play(w, seat, may_discard=True)
-    else:
-        _ask_play(w, seat, may_discard=False)
-
-
-def _on_play(w: Work, action: Action) -> None:
-    assert isinstance(action, _PLAY_ACTION)
-    seat, up, down = w.actor, action.up, action.down
-    w.face_up_seat = seat
-    w.offer_up, w.offer_down = up, down
-    w.note(EventKind.PLAYED_FACE_UP, -1, seat, up)
-    w.note(EventKind.PLAYED_FACE_DOWN, -1, seat, None)
-    w.play_out(seat, (up, down))
-    w.ask(_RECRUIT, w.captain(1 - w.active))
+# The discard and the solo play are in direct.py: they are applied to the state itself.
 
 
 def _on_name_face_up(w: Work, action: Action) -> None:
     assert isinstance(action, _NAME_FACE_UP_ACTION)
     w.face_up_seat = action.seat
-    w.note(EventKind.NAMED_FACE_UP, w.active, action.seat, None)
+    w.note(work.NAMED_FACE_UP, w.active, action.seat)
     _ask_play(w, action.seat, may_discard=True)
 
 
@@ -305,9 +297,9 @@ def _on_play_face_up(w: Work, action: Action) -> None:
     assert isinstance(action, _PLAY_FACE_UP_ACTION)
     seat = w.actor
     w.offer_up = action.card
-    w.note(EventKind.PLAYED_FACE_UP, -1, seat, action.card)
+    w.note(work.PLAYED_FACE_UP, -1, seat, action.card)
     w.play_out(seat, (action.card,))
-    mate = next(m for m in w.config.teams[w.active] if m != seat)
+    mate = next(m for m in w.config.team_members[w.active] if m != seat)
     _ask_play(w, mate, may_discard=True)
 
 
@@ -315,7 +307,7 @@ def _on_play_face_down(w: Work, action: Action) -> None:
     assert isinstance(action, _PLAY_FACE_DOWN_ACTION)
     seat = w.actor
     w.offer_down = action.card
-    w.note(EventKind.PLAYED_FACE_DOWN, -1, seat, None)
+    w.note(work.PLAYED_FACE_DOWN, -1, seat)
     w.play_out(seat, (action.card,))
     w.ask(_RECRUIT, w.captain(1 - w.active))
 
@@ -331,19 +323,23 @@ def _on_recruit(w: Work, action: Action) -> None:
     w.offer_up = w.offer_down = None
     delta_other = effects.recruit(w, other, chosen)
     delta_active = effects.recruit(w, active, left)
-    # Both meeples move at once, then Getaway Car for each, then the landings (spec 7).
-    moved = ((active, delta_active), (other, delta_other))
-    for t, delta in moved:
-        if delta:
-            w.move(t, delta)
+    # Both meeples move at once (the active team's first), then Getaway Car for each, then
+    # the landings (spec 7); written out, where a loop over the pairs builds and iterates
+    # tuples of objects in the compiled build.
+    if delta_active:
+        w.move(active, delta_active)
+    if delta_other:
+        w.move(other, delta_other)
     if w.phases.after_move:
-        for t, delta in moved:
-            if delta:
-                effects.after_move(w, t)
-    if w.phases.landing_spaces:
-        for t, delta in reversed(moved):  # a stack: the active team's landing goes first
-            if delta:
-                effects.note_landing(w, t)
+        if delta_active:
+            effects.after_move(w, active)
+        if delta_other:
+            effects.after_move(w, other)
+    if w.phases.landing_spaces:  # a stack: pushed last, the active team's landing goes first
+        if delta_other:
+            effects.note_landing(w, other)
+        if delta_active:
+            effects.note_landing(w, active)
     _run(w)
 
 
@@ -375,10 +371,10 @@ def _on_choose_agent(w: Work, action: Action) -> None:
     if w.decision is _MIND_CONTROL:
         w.change_play(1 - team, card, -1)
         w.change_hand(seat, card, 1)
-        w.note(EventKind.STOLEN, team, seat, card)
+        w.note(work.STOLEN, team, seat, card)
     else:
         if w.decision is _DOUBLE_TROUBLE:
-            w.note(EventKind.SHOWN_PAIR, team, seat, card)
+            w.note(work.SHOWN_PAIR, team, seat, card)
         w.change_hand(seat, card, -1)
         effects.move_and_land(w, team, effects.recruit(w, team, card))
     w.refill(seat)
@@ -389,7 +385,7 @@ def _on_retrieve(w: Work, action: Action) -> None:
     assert isinstance(action, Retrieve)
     seat, team, card = w.actor, w.team_of(w.actor), action.card
     w.change_play(team, card, -1)
-    w.note(EventKind.RETRIEVED, team, seat, card)
+    w.note(work.RETRIEVED, team, seat, card)
     if action.recruit:
         effects.move_and_land(w, team, effects.recruit(w, team, card))
     else:
@@ -399,8 +395,6 @@ def _on_retrieve(w: Work, action: Action) -> None:
 
 
 _HANDLERS: Final[dict[Decision, Callable[[Work, Action], None]]] = {
-    Decision.DISCARD: _on_discard,
-    Decision.PLAY: _on_play,
     Decision.NAME_FACE_UP: _on_name_face_up,
     Decision.PLAY_FACE_UP: _on_play_face_up,
     Decision.PLAY_FACE_DOWN: _on_play_face_down,
@@ -428,17 +422,26 @@ def _run(w: Work) -> None:
 def _end_step(w: Work) -> None:
     candidates: dict[int, EndReason] | None = None  # most End steps end nothing
     for check in w.phases.end_checks:
-        for team, reason in check(w):
+        # the simple mode's checks called by name (natively), the others through the list
+        if check is _CATCH:
+            ends = effects.catch(w)
+        elif check is _CODEBREAKERS:
+            ends = effects.three_codebreakers(w)
+        elif check is _DAREDEVILS:
+            ends = effects.three_daredevils(w)
+        else:
+            ends = check(w)
+        for team, reason in ends:
             if candidates is None:
                 candidates = {}
             candidates.setdefault(team, reason)
     if candidates:
         tie = len(candidates) == 2
         winner = w.active if tie else next(iter(candidates))
-        w.finish(_OUTCOME(winner, candidates[winner], tie))
+        w.finish(_new(_OUTCOME, (winner, candidates[winner], tie, -1)))
     elif not w.deck and _next_team_out_of_cards(w):
         closer = 0 if w.gap < START_GAP else 1 if w.gap > START_GAP else w.active
-        w.finish(_OUTCOME(closer, EndReason.OUT_OF_CARDS, w.gap == START_GAP))
+        w.finish(_new(_OUTCOME, (closer, EndReason.OUT_OF_CARDS, w.gap == START_GAP, -1)))
     else:
         w.turns_done = (
             (w.turns_done[0] + 1, w.turns_done[1])
@@ -451,7 +454,7 @@ def _end_step(w: Work) -> None:
 
 def _next_team_out_of_cards(w: Work) -> bool:
     """A solo player next needs 2 cards; each player of a team of two needs 1 (spec 4, 8)."""
-    members = w.config.teams[1 - w.active]
+    members = w.config.team_members[1 - w.active]
     if len(members) == 1:
-        return _sum(w.hands[members[0]]) < 2
-    return any(_sum(w.hands[m]) == 0 for m in members)
+        return size(w.hands[members[0]]) < 2
+    return any(size(w.hands[m]) == 0 for m in members)

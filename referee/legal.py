@@ -25,7 +25,7 @@ from referee.actions import (
     StopDiscarding,
     TakeBlackMarket,
 )
-from referee.cards import INSTANT, Counts
+from referee.cards import INSTANT, Agent, Counts
 from referee.state import State
 
 STOP: Final = StopDiscarding()
@@ -34,6 +34,9 @@ RECRUIT_CHOICES: Final = (Recruit(Side.FACE_UP), Recruit(Side.FACE_DOWN))
 _DISCARD: Final = Decision.DISCARD
 _PLAY: Final = Decision.PLAY
 _RECRUIT: Final = Decision.RECRUIT
+_NAME_FACE_UP: Final = Decision.NAME_FACE_UP
+_PLAY_FACE_UP: Final = Decision.PLAY_FACE_UP
+_PLAY_FACE_DOWN: Final = Decision.PLAY_FACE_DOWN
 
 #: the last state asked about (a bot asks, then apply() checks the same state again): one
 #: cell holding a (state, legal) pair, replaced whole, so a thread never reads one state's
@@ -62,6 +65,37 @@ def _play_actions(hand: Counts) -> tuple[Action, ...]:
     return acts
 
 
+#: a team game's decisions, interned the same way: by team, by hand, by hand and face-up card
+_NAMES: Final[dict[tuple[int, ...], tuple[Action, ...]]] = {}
+_FACE_UPS: Final[dict[Counts, tuple[Action, ...]]] = {}
+_FACE_DOWNS: Final[dict[tuple[Counts, Agent | None], tuple[Action, ...]]] = {}
+
+
+def _name_actions(members: tuple[int, ...]) -> tuple[Action, ...]:
+    acts = _NAMES.get(members)
+    if acts is None:
+        acts = _NAMES[members] = tuple(NameFaceUp(m) for m in members)
+    return acts
+
+
+def _face_up_actions(hand: Counts) -> tuple[Action, ...]:
+    acts = _FACE_UPS.get(hand)
+    if acts is None:
+        acts = _FACE_UPS[hand] = tuple(PlayFaceUp(a) for a in effects.ids_in(hand))
+    return acts
+
+
+def _face_down_actions(state: State) -> tuple[Action, ...]:
+    hand, up = state.hands[state.actor], state.offer_up
+    key = (hand, up)
+    acts = _FACE_DOWNS.get(key)
+    if acts is None:
+        ids = effects.ids_in(hand)
+        other = tuple(PlayFaceDown(a) for a in ids if a is not up)
+        acts = _FACE_DOWNS[key] = other or (PlayFaceDown(ids[0]),)
+    return acts
+
+
 def legal_actions(state: State) -> tuple[Action, ...]:
     """The actions open to ``state.actor``, in a stable order; empty once the game is over."""
     last = _LAST[0]
@@ -76,6 +110,12 @@ def legal_actions(state: State) -> tuple[Action, ...]:
         legal = _play_actions(state.hands[state.actor])
     elif decision is _RECRUIT:
         legal = RECRUIT_CHOICES
+    elif decision is _NAME_FACE_UP:  # and a team game's
+        legal = _name_actions(state.config.team_members[state.active])
+    elif decision is _PLAY_FACE_UP:
+        legal = _face_up_actions(state.hands[state.actor])
+    elif decision is _PLAY_FACE_DOWN:
+        legal = _face_down_actions(state)
     else:
         legal = () if decision is None else _LEGAL[decision](state)
     _LAST[0] = (state, legal)
@@ -86,15 +126,9 @@ def _team_play(state: State) -> Counts:
     return state.in_play[state.config.team_of(state.actor)]
 
 
-def _face_down_actions(state: State) -> tuple[Action, ...]:
-    ids = effects.ids_in(state.hands[state.actor])
-    other = tuple(PlayFaceDown(a) for a in ids if a is not state.offer_up)
-    return other or (PlayFaceDown(ids[0]),)
-
-
 def _market_actions(state: State) -> tuple[Action, ...]:
     team = state.config.team_of(state.actor)
-    members = state.config.teams[team]
+    members = state.config.team_members[team]
     out: list[Action] = []
     for card in sorted(state.market):
         takers = members if card in INSTANT else (state.actor,)
@@ -110,8 +144,8 @@ def _retrieve_actions(state: State) -> tuple[Action, ...]:
 _LEGAL: Final[dict[Decision, Callable[[State], tuple[Action, ...]]]] = {
     Decision.DISCARD: lambda s: _discard_actions(s.hands[s.actor]),
     Decision.PLAY: lambda s: _play_actions(s.hands[s.actor]),
-    Decision.NAME_FACE_UP: lambda s: tuple(NameFaceUp(m) for m in s.config.teams[s.active]),
-    Decision.PLAY_FACE_UP: lambda s: tuple(PlayFaceUp(a) for a in effects.ids_in(s.hands[s.actor])),
+    Decision.NAME_FACE_UP: lambda s: _name_actions(s.config.team_members[s.active]),
+    Decision.PLAY_FACE_UP: lambda s: _face_up_actions(s.hands[s.actor]),
     Decision.PLAY_FACE_DOWN: _face_down_actions,
     Decision.RECRUIT: lambda s: RECRUIT_CHOICES,
     Decision.BLACK_MARKET: _market_actions,

@@ -27,6 +27,7 @@ COMPILED = [
     "work.py",
     "effects.py",
     "legal.py",
+    "direct.py",
     "engine.py",
     "observation.py",
 ]

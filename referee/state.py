@@ -60,11 +60,11 @@ class State(NamedTuple):
 
     def captain(self, team: int) -> int:
         """Teammate ``n mod 2`` of the team, n = the team's own turns completed (spec 8)."""
-        members = self.config.teams[team]
+        members = self.config.team_members[team]
         return members[self.turns_done[team] % len(members)]
 
     def face_down_seat(self) -> int:
-        members = self.config.teams[self.active]
+        members = self.config.team_members[self.active]
         if len(members) == 1:
             return members[0]
         return members[1] if members[0] == self.face_up_seat else members[0]

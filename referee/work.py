@@ -11,11 +11,13 @@ from typing import Final
 
 from referee.actions import Decision, Side
 from referee.cards import (
+    AGENTS,
     BOARD_SIZE,
     HAND_SIZE,
     Agent,
     BlackMarket,
     Counts,
+    size,
 )
 from referee.config import GameConfig
 from referee.events import Event, EventKind, Log, Outcome, Task
@@ -27,15 +29,103 @@ _new: Final = tuple.__new__
 # imported from another module is looked up in the module's dict on every use.
 _STATE: Final = State
 _EVENT: Final = Event
-_sum: Final = sum
 
-#: the events ``note`` and ``note_amount`` build, interned by their fields: an event is an
-#: immutable value, a game repeats a few hundred distinct ones, and building a NamedTuple
-#: costs four tuple allocations where a look-up costs one. Bounded, so memory is too.
-_NOTES: Final[dict[tuple[EventKind, int, int, Agent | None], Event]] = {}
-_AMOUNTS: Final[dict[tuple[EventKind, int, int, Agent | None, int, int], Event]] = {}
-_CHOICES: Final[dict[tuple[int, Agent, Side], Event]] = {}
-_INTERNED_MAX: Final = 4096
+#: the event kinds ``note`` takes by number (its callers pass these constants)
+KINDS: Final = tuple(EventKind)
+TURN_STARTED: Final = KINDS.index(EventKind.TURN_STARTED)
+DISCARDED: Final = KINDS.index(EventKind.DISCARDED)
+NAMED_FACE_UP: Final = KINDS.index(EventKind.NAMED_FACE_UP)
+PLAYED_FACE_UP: Final = KINDS.index(EventKind.PLAYED_FACE_UP)
+PLAYED_FACE_DOWN: Final = KINDS.index(EventKind.PLAYED_FACE_DOWN)
+RETRIEVED: Final = KINDS.index(EventKind.RETRIEVED)
+STOLEN: Final = KINDS.index(EventKind.STOLEN)
+SHOWN_PAIR: Final = KINDS.index(EventKind.SHOWN_PAIR)
+_DREW: Final = EventKind.DREW
+_MOVED: Final = EventKind.MOVED
+_RECRUITED: Final = EventKind.RECRUITED
+_CHOSE: Final = EventKind.CHOSE
+_FACE_UP: Final = Side.FACE_UP
+_AGENTS: Final = AGENTS
+
+#: the frequent events, interned: an event is an immutable value, a game repeats a few
+#: hundred distinct ones, and building a NamedTuple costs four tuple allocations. Each
+#: table is a list indexed by the event's fields packed into one int (no key to build and
+#: hash); a value outside a table's range builds its event uninterned.
+_NOTES: Final[list[Event | None]] = [None] * (len(KINDS) * 3 * 5 * 9)  # team, seat, agent
+_DREWS: Final[list[Event | None]] = [None] * (4 * 16)  # seat, cards drawn
+_MOVES: Final[list[Event | None]] = [None] * (2 * 64 * BOARD_SIZE)  # team, move, space
+_RECRUITS: Final[list[Event | None]] = [None] * (2 * 8 * 8)  # team, agent, copies
+_CHOICES: Final[list[Event | None]] = [None] * (2 * 8 * 2)  # team, agent, side
+
+
+# The state-level primitives: Work's methods and the simple turn's direct path (direct.py)
+# both use these. The events are built positionally: a NamedTuple call with keywords costs
+# several times more, and these run on every turn of every game.
+
+
+def noted(kind: int, team: int, seat: int, agent: int = -1) -> Event:
+    """An event of ``KINDS[kind]``; team, seat and agent -1 for none (seat < 4)."""
+    i = ((kind * 3 + team + 1) * 5 + seat + 1) * 9 + agent + 1
+    event = _NOTES[i]
+    if event is None:
+        who = None if agent < 0 else _AGENTS[agent]
+        event = _new(_EVENT, (KINDS[kind], team, seat, who, None, 0, -1, None, None))
+        _NOTES[i] = event
+    return event
+
+
+def cons(event: Event, log: Log) -> Log:
+    """The log with ``event`` added (built here as one object: a caller that built the pair
+    itself and passed it on as a ``Log`` would have it unboxed and boxed again)."""
+    return (event, log)
+
+
+def drew(seat: int, n: int) -> Event:
+    i = seat * 16 + n
+    event = _DREWS[i] if n < 16 else None
+    if event is None:
+        event = _new(_EVENT, (_DREW, -1, seat, None, None, n, -1, None, None))
+        if n < 16:
+            _DREWS[i] = event
+    return event
+
+
+# Agents are indexes here: an index typed ``int`` is native in the compiled build, where an
+# ``Agent`` (an int subclass to mypyc's eyes) goes through Python's item protocol; and
+# ``c[i] = c[i] + n`` adds natively where mypyc compiles ``c[i] += n`` as objects.
+
+
+def replaced(items: tuple[Counts, ...], i: int, item: Counts) -> tuple[Counts, ...]:
+    """``items`` with item ``i`` replaced (per seat: hands, discards)."""
+    if len(items) == 2:  # two seats: no list to build
+        return (item, items[1]) if i == 0 else (items[0], item)
+    rebuilt = list(items)
+    rebuilt[i] = item
+    return tuple(rebuilt)
+
+
+def exchanged(
+    hands: tuple[Counts, ...],
+    deck: tuple[Agent, ...],
+    log: Log,
+    seat: int,
+    out: tuple[int, ...],
+    draw: int,
+) -> tuple[tuple[Counts, ...], tuple[Agent, ...], Log]:
+    """Take ``out`` from a hand and draw ``draw`` cards (fewer if the deck runs out), in one
+    rebuild of the hand: the discard and play steps do this every turn. The hands, deck
+    and log after it."""
+    hand = list(hands[seat])
+    for card in out:
+        hand[card] = hand[card] - 1
+    if draw > 0 and deck:
+        n = draw if draw < len(deck) else len(deck)
+        for i in range(n):
+            drawn: int = deck[i]
+            hand[drawn] = hand[drawn] + 1
+        deck = deck[n:]
+        log = (drew(seat, n), log)
+    return replaced(hands, seat, tuple(hand)), deck, log
 
 
 class Work:
@@ -141,108 +231,100 @@ class Work:
     # --- reading -------------------------------------------------------------------------
 
     def captain(self, team: int) -> int:
-        members = self.config.teams[team]
+        members = self.config.team_members[team]
         return members[self.turns_done[team] % len(members)]
 
     def team_of(self, seat: int) -> int:
-        return 0 if seat in self.config.teams[0] else 1
+        return 0 if seat in self.config.team_members[0] else 1
 
     # --- primitives ----------------------------------------------------------------------
 
     def emit(self, event: Event) -> None:
         self.log = (event, self.log)
 
-    # The frequent events are built positionally: a NamedTuple call with keywords costs
-    # several times more, and these run on every turn of every game.
+    def note(self, kind: int, team: int, seat: int, agent: int = -1) -> None:
+        self.log = (noted(kind, team, seat, agent), self.log)
 
-    def note(self, kind: EventKind, team: int, seat: int, agent: Agent | None) -> None:
-        key = (kind, team, seat, agent)
-        event = _NOTES.get(key)
+    def note_drew(self, seat: int, n: int) -> None:
+        self.log = (drew(seat, n), self.log)
+
+    def note_moved(self, team: int, delta: int, space: int) -> None:
+        inside = -32 <= delta < 32
+        i = ((team * 64 + delta + 32) * BOARD_SIZE + space) if inside else 0
+        event = _MOVES[i] if inside else None
         if event is None:
-            event = _new(_EVENT, (kind, team, seat, agent, None, 0, -1, None, None))
-            if len(_NOTES) < _INTERNED_MAX:
-                _NOTES[key] = event
+            event = _new(_EVENT, (_MOVED, team, -1, None, None, delta, space, None, None))
+            if inside:
+                _MOVES[i] = event
         self.log = (event, self.log)
 
-    def note_amount(
-        self,
-        kind: EventKind,
-        team: int,
-        seat: int,
-        agent: Agent | None,
-        amount: int,
-        space: int = -1,
-    ) -> None:
-        key = (kind, team, seat, agent, amount, space)
-        event = _AMOUNTS.get(key)
+    def note_recruited(self, team: int, agent: int, copies: int) -> None:
+        i = (team * 8 + agent) * 8 + copies
+        event = _RECRUITS[i] if copies < 8 else None
         if event is None:
-            event = _new(_EVENT, (kind, team, seat, agent, None, amount, space, None, None))
-            if len(_AMOUNTS) < _INTERNED_MAX:
-                _AMOUNTS[key] = event
+            fields = (_RECRUITED, team, -1, _AGENTS[agent], None, copies, -1, None, None)
+            event = _new(_EVENT, fields)
+            if copies < 8:
+                _RECRUITS[i] = event
         self.log = (event, self.log)
 
-    def note_choice(self, team: int, revealed: Agent, side: Side) -> None:
+    def note_choice(self, team: int, revealed: int, side: Side) -> None:
         """The recruit choice: which side ``team`` took, and the face-down card revealed."""
-        key = (team, revealed, side)
-        event = _CHOICES.get(key)
+        i = (team * 8 + revealed) * 2 + (0 if side is _FACE_UP else 1)
+        event = _CHOICES[i]
         if event is None:
-            event = _new(_EVENT, (EventKind.CHOSE, team, -1, revealed, None, 0, -1, side, None))
-            _CHOICES[key] = event  # at most 2 teams x 8 agents x 2 sides
+            fields = (_CHOSE, team, -1, _AGENTS[revealed], None, 0, -1, side, None)
+            event = _CHOICES[i] = _new(_EVENT, fields)
         self.log = (event, self.log)
 
     def ask(self, decision: Decision, seat: int) -> None:
         self.decision = decision
         self.actor = seat
 
+    def set_hand(self, seat: int, hand: Counts) -> None:
+        self.hands = replaced(self.hands, seat, hand)
+
+    def set_discards(self, seat: int, discards: Counts) -> None:
+        self.discards = replaced(self.discards, seat, discards)
+
     def change_hand(self, seat: int, agent: int, n: int) -> None:
-        hands = list(self.hands)
-        hand = list(hands[seat])
-        hand[agent] += n
-        hands[seat] = tuple(hand)
-        self.hands = tuple(hands)
+        hand = list(self.hands[seat])
+        hand[agent] = hand[agent] + n
+        self.set_hand(seat, tuple(hand))
 
     def change_play(self, team: int, agent: int, n: int) -> int:
         """Add ``n`` copies to a team's play area; returns the copies it has now."""
-        play = list(self.in_play[team])
-        play[agent] += n
-        areas = list(self.in_play)
-        areas[team] = tuple(play)
-        self.in_play = (areas[0], areas[1])
-        return play[agent]
+        areas = self.in_play
+        play = list(areas[team])
+        play[agent] = play[agent] + n
+        copies = play[agent]
+        area = tuple(play)
+        self.in_play = (area, areas[1]) if team == 0 else (areas[0], area)
+        return copies
 
     def refill(self, seat: int) -> None:
         """Draw back up to 4 while the deck lasts; a larger hand is kept."""
-        need = HAND_SIZE - _sum(self.hands[seat])
+        need = HAND_SIZE - size(self.hands[seat])
         if need > 0 and self.deck:
             self.exchange(seat, (), need)
 
-    def exchange(self, seat: int, out: tuple[Agent, ...], draw: int) -> None:
-        """Take ``out`` from a hand and draw ``draw`` cards (fewer if the deck runs out),
-        in one rebuild of the hand: the discard and play steps do this every turn."""
-        hand = list(self.hands[seat])
-        for card in out:
-            hand[card] -= 1
-        if draw > 0 and self.deck:
-            drawn = self.deck[:draw]
-            self.deck = self.deck[draw:]
-            for card in drawn:
-                hand[card] += 1
-            self.note_amount(EventKind.DREW, -1, seat, None, len(drawn))
-        hands = list(self.hands)
-        hands[seat] = tuple(hand)
-        self.hands = tuple(hands)
+    def exchange(self, seat: int, out: tuple[int, ...], draw: int) -> None:
+        """Take ``out`` from a hand and draw ``draw`` cards (fewer if the deck runs out)."""
+        self.hands, self.deck, self.log = exchanged(
+            self.hands, self.deck, self.log, seat, out, draw
+        )
 
-    def play_out(self, seat: int, cards: tuple[Agent, ...]) -> None:
+    def play_out(self, seat: int, cards: tuple[int, ...]) -> None:
         """Play cards from a hand, then draw back up to 4 (spec 4, Step 1.3)."""
-        self.exchange(seat, cards, HAND_SIZE - _sum(self.hands[seat]) + len(cards))
+        self.exchange(seat, cards, HAND_SIZE - size(self.hands[seat]) + len(cards))
 
     def move(self, team: int, delta: int) -> None:
         """Move a meeple; the gap is unwrapped so passing shows at the End step (spec 2)."""
-        pos = list(self.pos)
-        pos[team] = (pos[team] + delta) % BOARD_SIZE
-        self.pos = (pos[0], pos[1])
+        pos = self.pos
+        space = (pos[team] + delta) % BOARD_SIZE
+        self.pos = (space, pos[1]) if team == 0 else (pos[0], space)
         self.gap += -delta if team == 0 else delta
-        self.note_amount(EventKind.MOVED, team, -1, None, delta, pos[team])
+        self.note_moved(team, delta, space)
 
     def use_effect(self, team: int, name: str) -> bool:
         """Mark a once-per-turn board effect; False if the meeple already had it this turn."""
