@@ -159,6 +159,21 @@ def parse(body: bytes) -> Frame:
     return "j", unpack(body[1:])
 
 
+def split_frames(buf: bytearray) -> list[bytes]:
+    """Take the whole frames' bodies off the front of ``buf`` (what is left is the start
+    of the next); raises LaneError for a frame over ``MAX_FRAME``."""
+    bodies: list[bytes] = []
+    while len(buf) >= 4:
+        (size,) = _LEN.unpack_from(buf)
+        if size > MAX_FRAME:
+            raise LaneError(f"a frame of {size} bytes")
+        if len(buf) < 4 + size:
+            break
+        bodies.append(bytes(buf[4 : 4 + size]))
+        del buf[: 4 + size]
+    return bodies
+
+
 def split_address(address: str) -> tuple[str, int]:
     host, _, port = address.rpartition(":")
     if not host or not port.isdigit():
@@ -217,19 +232,13 @@ class Lane:
     def frames(self) -> list[Frame]:
         """The whole frames read so far."""
         out: list[Frame] = []
-        buf = self._buf
-        while len(buf) >= 4:
-            (size,) = _LEN.unpack_from(buf)
-            if size > MAX_FRAME:
-                raise LaneError(f"lane to {self.address}: a frame of {size} bytes")
-            if len(buf) < 4 + size:
-                break
-            body = bytes(buf[4 : 4 + size])
-            del buf[: 4 + size]
-            try:
+        try:
+            for body in split_frames(self._buf):
                 out.append(parse(body))
-            except ValueError as exc:
-                raise LaneError(f"lane to {self.address}: unreadable frame ({exc})") from exc
+        except LaneError as exc:
+            raise LaneError(f"lane to {self.address}: {exc}") from exc
+        except ValueError as exc:
+            raise LaneError(f"lane to {self.address}: unreadable frame ({exc})") from exc
         return out
 
     def pull(self) -> None:
@@ -326,17 +335,10 @@ class LaneWriter(asyncio.Protocol):
         self._server.opened(self)
 
     def data_received(self, data: bytes) -> None:
-        buf = self._buf
-        buf += data
+        self._buf += data
         try:
-            while len(buf) >= 4:
-                (size,) = _LEN.unpack_from(buf)
-                if size > MAX_FRAME:
-                    raise LaneError(f"a frame of {size} bytes")
-                if len(buf) < 4 + size:
-                    return
-                tag, body = parse(bytes(buf[4 : 4 + size]))
-                del buf[: 4 + size]
+            for raw in split_frames(self._buf):
+                tag, body = parse(raw)
                 if not self._hello:
                     self._greet(body[0] if tag == "j" else {})
                 elif tag == "d":
