@@ -87,8 +87,10 @@ class LaneDelivery:
     ack: int
 
 
-_D = struct.Struct(">IIBBHHH")
-_I = struct.Struct(">IdBBHHHI")
+# seq is a uint64 in the protocol: a bot may send any of them (a stale or made-up one is
+# forwarded for the runner to count and drop), so the frame carries the whole range.
+_D = struct.Struct(">QQBBHHH")
+_I = struct.Struct(">QdBBHHHI")
 _DELIVERY_KINDS = tuple(DeliveryKind)
 _DELIVERY_INDEX = {k: i for i, k in enumerate(_DELIVERY_KINDS)}
 _INBOUND_KINDS = tuple(InboundKind)

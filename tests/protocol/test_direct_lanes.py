@@ -232,6 +232,19 @@ def test_the_frames_of_a_decision_carry_every_field(latency: float | None) -> No
         assert parse(inbound_frame(inbound)[4:]) == ("i", inbound)
 
 
+def test_a_seq_a_bot_made_up_fits_the_frame() -> None:
+    """A bot may answer with any uint64 seq (the gateway forwards a stale one for the
+    runner to count): the lane must carry it, not break the bot's stream."""
+    from arena.relay.direct import LaneDelivery, delivery_frame, inbound_frame, parse
+
+    top = 2**64 - 1
+    inbound = Inbound(InboundKind.ACTION, "7", "m", top, b"\x01")
+    assert parse(inbound_frame(inbound)[4:]) == ("i", inbound)
+    delivery = Delivery(DeliveryKind.REQUEST, "m", 7_304_726_562_148, b"")
+    body = delivery_frame("7", "1", delivery, False, top)[4:]
+    assert parse(body) == ("d", LaneDelivery("7", "1", delivery, False, top))
+
+
 def test_a_garbled_frame_is_an_error_not_a_guess() -> None:
     from arena.relay.direct import delivery_frame, parse
 

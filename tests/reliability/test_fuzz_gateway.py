@@ -23,7 +23,6 @@ from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import Future
 from dataclasses import replace
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -63,8 +62,10 @@ SCALE = int(os.environ.get("ARENA_FUZZ_SCALE", "1"))
 CALL_TIMEOUT_S = 10.0
 MAX_CONCURRENT = 16  # GatewayConfig's default cap
 #: hypothesis settings for examples that each open a stream to the gateway
+#: (no hypothesis deadline: a slow example on a busy machine is no failure; every call has
+#: its own timeout, and a hang is what that asserts)
 STREAMS = settings(
-    deadline=timedelta(seconds=5),
+    deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     database=None,
 )
@@ -183,7 +184,7 @@ def still_serving(arena: Arena, name: str, keep: frozenset[str] = frozenset()) -
 # ---------------------------------------------------------------- the deserializer itself
 
 
-@settings(max_examples=300 * SCALE, deadline=timedelta(milliseconds=500), database=None)
+@settings(max_examples=300 * SCALE, deadline=None, database=None)
 @given(data=st.one_of(st.binary(max_size=512), pf.truncated(pf.serialized_bot_messages())))
 def test_the_deserializer_never_raises(data: bytes) -> None:
     """Whatever bytes arrive, the gateway's deserializer returns a message or an
@@ -447,7 +448,7 @@ def test_a_misbehaving_bot_in_a_match(
 
     runs: Counter[str] = Counter()
 
-    @settings(STREAMS, max_examples=30 * SCALE, deadline=timedelta(seconds=20))
+    @settings(STREAMS, max_examples=30 * SCALE)
     @given(data=st.data(), seed=st.integers(1, 10_000))
     def check(data: st.DataObject, seed: int) -> None:
         runs["examples"] += 1
