@@ -2,6 +2,14 @@
 results of N bots (default 1,000 bots, 1,000,000 games in mirrored pairs).
 
     .venv/bin/python bench/rating_fit.py [--bots 1000] [--games 1000000] [--bootstrap 100]
+
+    .venv/bin/python bench/rating_fit.py --small [--rounds 5]
+
+``--small``: the fit a worker runs when a small league's round completes (8, 16, 30, 60 and
+100 bots, ``--rounds`` round robins of mirrored pairs, 200 replicates refitted in full):
+the replicates solved together (``arena.ratings.replicates``) beside one SciPy run each,
+in the same run, the median of ``--rounds`` timings on each side, and the largest
+difference between the two fits' interval ends.
 """
 
 from __future__ import annotations
@@ -35,12 +43,53 @@ def synthetic(bots: int, games: int, seed: int = 1) -> tuple[np.ndarray, Results
     return true, Results(bots, team_a, team_b, won, unit)
 
 
+def round_robins(bots: int, rounds: int, seed: int = 1) -> Results:
+    rng = np.random.default_rng(seed)
+    true = rng.normal(1500, 200, bots)
+    a, b = (m.ravel() for m in np.triu_indices(bots, 1))
+    a, b = np.tile(a, rounds), np.tile(b, rounds)
+    p = 1.0 / (1.0 + 10.0 ** ((true[b] - true[a]) / 400.0))
+    a_wins = rng.random((len(a), 2)) < p[:, None]
+    pad = np.full(len(a), -1)
+    return Results(
+        bots,
+        np.concatenate([np.stack([a, pad], 1), np.stack([b, pad], 1)]),
+        np.concatenate([np.stack([b, pad], 1), np.stack([a, pad], 1)]),
+        np.concatenate([a_wins[:, 0], ~a_wins[:, 1]]),
+        np.concatenate([np.arange(len(a)), np.arange(len(a))]),
+    )
+
+
+def small(timings: int) -> None:
+    print(f"small leagues, 1 round robin of mirrored pairs, 200 replicates; median of {timings}")
+    print("  bots  games   together   one SciPy run each   ratio   largest difference")
+    for bots in (8, 16, 30, 60, 100):
+        games = round_robins(bots, 1)
+        spent: dict[bool, list[float]] = {True: [], False: []}
+        fits = {}
+        for _ in range(timings):
+            for together in (True, False):
+                t0 = time.perf_counter()
+                fits[together] = fit(bots, games, bootstrap=200, exact=True, together=together)
+                spent[together].append(time.perf_counter() - t0)
+        a, b = (float(np.median(spent[k])) for k in (True, False))
+        diff = max(np.max(np.abs(fits[True].low - fits[False].low)),
+                   np.max(np.abs(fits[True].high - fits[False].high)))  # fmt: skip
+        print(f"  {bots:4d} {len(games.a_won):6d} {a * 1000:8.1f} ms {b * 1000:14.1f} ms"
+              f"   {b / a:6.1f}x   {diff:.1e} Elo")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bots", type=int, default=1000)
     parser.add_argument("--games", type=int, default=1_000_000)
     parser.add_argument("--bootstrap", type=int, default=100)
+    parser.add_argument("--small", action="store_true", help="small leagues' fits, see above")
+    parser.add_argument("--rounds", type=int, default=5, help="timings per side with --small")
     args = parser.parse_args()
+    if args.small:
+        small(args.rounds)
+        return
     t0 = time.perf_counter()
     true, games = synthetic(args.bots, args.games)
     t1 = time.perf_counter()

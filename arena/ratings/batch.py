@@ -25,6 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg, optimize, sparse
 
+from arena.ratings import replicates
+
 logger = logging.getLogger(__name__)
 
 ELO_SCALE = 400.0 / math.log(10.0)  # logistic units -> Elo points
@@ -207,9 +209,12 @@ def fit(
     seed: int = 0,
     exact: bool | None = None,
     ranked: Sequence[int] | None = None,
+    together: bool | None = None,
 ) -> Fit:
     """Ratings for players 0..n-1 with 95% intervals from ``bootstrap`` replicates;
-    ``exact`` forces full refits (True) or one-step replicates (False). Ranks are among the
+    ``exact`` forces full refits (True) or one-step replicates (False); full refits of up
+    to ``replicates.MAX_PLAYERS`` players are solved all at once (``arena.ratings.
+    replicates``) unless ``together`` is False (one SciPy run each). Ranks are among the
     ``ranked`` players (all by default; the others get rank 0): a hosted bot's retired
     versions are players of the fit but not of the standings."""
     res = games if isinstance(games, Results) else Results.of(n, games)
@@ -226,13 +231,21 @@ def fit(
     samples = np.empty((bootstrap, n))
     if bootstrap and not exact:
         factor = linalg.cho_factor(design.hessian(point, total))
+    together = bool(exact) and (replicates.usable(n) if together is None else together)
+    if together:
+        rows = design.x.shape[0]
+        all_wins, all_totals = np.empty((bootstrap, rows)), np.empty((bootstrap, rows))
     for b in range(bootstrap):
         drawn = rng.integers(0, design.n_units, design.n_units)  # units, with replacement
         w, t = design.counts(np.bincount(drawn, minlength=design.n_units).astype(float))
-        if exact:
+        if together:
+            all_wins[b], all_totals[b] = w, t
+        elif exact:
             samples[b] = _solve(design, w, t, point)
         else:
             samples[b] = point - linalg.cho_solve(factor, design.gradient(point, w, t))
+    if together and bootstrap:
+        samples = replicates.solve_many(design.x, all_wins, all_totals, point, PRIOR)
     played = np.bincount(res.team_a[res.team_a >= 0], minlength=n) + np.bincount(
         res.team_b[res.team_b >= 0], minlength=n
     )
