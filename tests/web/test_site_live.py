@@ -81,6 +81,7 @@ class LiveGame:
     def settled(self) -> int | None:
         """The decisions recorded, once the runner waits at the gate (or the game is over)."""
         if self.waiting.is_set() or not self.thread.is_alive():
+            assert live.written(), "the live writer did not write within 30 s"
             return self.decisions()
         return None
 
