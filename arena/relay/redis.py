@@ -56,9 +56,14 @@ logger = logging.getLogger(__name__)
 MIN_BLOCK = 0.002
 #: the first wait for an answer, pipelined with its request (seconds)
 FIRST_WAIT = 0.05
-#: while a match's answers come on lanes, its Redis inbox is looked at this often
-#: (seconds): a gateway whose lane broke answers there
+#: while a match's answers come on lanes, its Redis inbox is looked at after this long
+#: (seconds): an answer comes there only after a lane failed, a delivery went by Redis or
+#: the bot moved to another gateway. Each look that finds nothing doubles the next wait,
+#: up to INBOX_LOOK_MAX, and the inbox is always read once more at the deadline: a bot
+#: that thinks 1 s costs a match 2 looks, not 5 (a thousand matches waiting on such bots
+#: made thousands of LPOPs a second, each a round trip and a turn of the worker's lock)
 INBOX_LOOK = 0.2
+INBOX_LOOK_MAX = 1.6
 #: ... and while some of its bots answer through Redis, the lanes are looked at this often
 MIXED_SLICE = 0.02
 
@@ -249,6 +254,7 @@ class RedisRunnerRelay(RunnerRelay):
         if lanes is None or not lanes.mine() or not lanes.any_lane(match_id):
             return self._blpop(match_id, timeout)
         deadline = time.monotonic() + timeout
+        look = INBOX_LOOK
         while True:
             self._misses()
             got = lanes.take(match_id)
@@ -257,9 +263,10 @@ class RedisRunnerRelay(RunnerRelay):
             left = deadline - time.monotonic()
             if lanes.full(match_id):
                 # the answers come on the lanes; the inbox only when a lane failed
-                if left > 0 and lanes.poll(min(left, INBOX_LOOK)):
+                if left > 0 and lanes.poll(min(left, look)):
                     continue
                 got = self._lpop(match_id)
+                look = min(2 * look, INBOX_LOOK_MAX)
             else:
                 lanes.poll(0)
                 got = lanes.take(match_id) or self._blpop(match_id, min(left, MIXED_SLICE))
