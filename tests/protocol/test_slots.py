@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
+
+import pytest
 
 from arena.relay.base import Inbound, InboundKind
 from arena.relay.local import InProcessRelay
@@ -44,3 +47,31 @@ def test_process_slots_are_off_at_zero_and_shared_otherwise() -> None:
     first = process_slots(3)
     assert first is not None and first.slots == 3
     assert process_slots(3) is first
+
+
+def test_a_freed_slot_goes_to_the_thread_that_waited_longest() -> None:
+    slots = RunnerSlots(1)
+    order: list[int] = []
+    threads = []
+    with slots.held():
+        for i in range(4):
+            t = threading.Thread(target=lambda i=i: _take(slots, order, i))
+            t.start()
+            threads.append(t)
+            deadline = time.monotonic() + 60
+            while slots.waiting < i + 1:  # each queued before the next starts
+                assert time.monotonic() < deadline, "a thread never queued for the slot"
+                time.sleep(0.001)
+    for t in threads:
+        t.join(60)
+    assert order == [0, 1, 2, 3]
+    assert slots.waiting == 0
+    with slots.held(), slots.released():
+        pass  # given back and taken again inside held: the count stays whole
+    with pytest.raises(ValueError, match="more often than taken"):
+        slots._release()  # every slot is free: nothing to give back
+
+
+def _take(slots: RunnerSlots, order: list[int], i: int) -> None:
+    with slots.held():
+        order.append(i)
