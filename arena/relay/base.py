@@ -166,6 +166,12 @@ class RunnerRelay(ABC):
         entry = self.presence(bot_id)
         return Reach(None if entry is None else str(entry["conn"]))
 
+    def on_lanes(self, match_id: str) -> bool:
+        """Whether every bot of the match is reached on a direct lane now
+        (``arena.relay.direct``): a lane that breaks says so at once, so the runner's
+        periodic look at the match's bots can be rarer. False without lanes."""
+        return False
+
     def deliver_and_pop(
         self, bot_id: str, delivery: Delivery, match_id: str, wait: float
     ) -> tuple[bool, Inbound | None]:

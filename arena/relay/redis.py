@@ -249,6 +249,10 @@ class RedisRunnerRelay(RunnerRelay):
         except redis.RedisError:
             logger.warning("could not delete the inbox of match %s", match_id, exc_info=True)
 
+    def on_lanes(self, match_id: str) -> bool:
+        lanes = self._lanes
+        return lanes is not None and lanes.mine() and lanes.full(match_id)
+
     def _pop(self, match_id: str, timeout: float) -> Inbound | None:
         lanes = self._lanes
         if lanes is None or not lanes.mine() or not lanes.any_lane(match_id):

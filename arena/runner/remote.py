@@ -26,7 +26,7 @@ from google.protobuf.message import DecodeError
 from agent_avenue.v1 import arena_pb2 as pb
 from arena.relay.base import Delivery, DeliveryKind, Inbound, InboundKind, RunnerRelay
 from arena.runner.faults import FaultCause
-from arena.runner.resume import AWAY_POLL_S, POLL_S, ArenaFault, Reconnects
+from arena.runner.resume import AWAY_POLL_S, LANE_POLL_S, POLL_S, ArenaFault, Reconnects
 from arena.runner.seats import Answer, Ask, Ending, MatchContext, Seat
 from avenue_sdk.protocol import convert
 
@@ -134,7 +134,7 @@ class RemoteSeat(Seat):
         out_at: float | None = None
         sent = False
         first: Inbound | None = None
-        next_look = time.monotonic() + POLL_S
+        last_look = time.monotonic()
         while True:
             now = time.monotonic()
             expired = rc.expired(now)  # raises ArenaFault when the arena kept one away
@@ -153,7 +153,8 @@ class RemoteSeat(Seat):
                     out_at, sent = now, True
                 else:
                     rc.left(bot, now, "not connected")
-                    next_look = now
+                    last_look = -float("inf")  # look now
+            next_look = last_look + self._look_every(ctx, rc)
             held_ms = spent_ms + ((now - out_at) * 1000 if out_at is not None else 0.0)
             if out_at is not None and held_ms > ask.allowance_ms + SLACK_S * 1000:
                 return Answer(
@@ -188,7 +189,13 @@ class RemoteSeat(Seat):
                     out_at = None  # unreachable: the arena's loss, or the bot's notice follows
                 if bot in back:
                     out_at = None  # send it again on the new stream
-                next_look = now + (AWAY_POLL_S if bot in rc.away else POLL_S)
+                last_look = now
+
+    def _look_every(self, ctx: MatchContext, rc: Reconnects) -> float:
+        """Seconds between two looks at the match's bots (``arena.runner.resume``)."""
+        if self._bot_id in rc.away:
+            return AWAY_POLL_S
+        return LANE_POLL_S if self.relay.on_lanes(ctx.match_id) else POLL_S
 
     def _read(self, inbound: Inbound, ask: Ask, latency: float) -> Answer:
         if inbound.kind is InboundKind.MALFORMED:

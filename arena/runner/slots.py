@@ -108,6 +108,9 @@ class SlottedRelay(RunnerRelay):
         with self.slots.released():
             return self.inner.reach(bot_id)
 
+    def on_lanes(self, match_id: str) -> bool:
+        return self.inner.on_lanes(match_id)  # no wait: the slot is kept
+
     def deliver_and_pop(
         self, bot_id: str, delivery: Delivery, match_id: str, wait: float
     ) -> tuple[bool, Inbound | None]:
