@@ -26,45 +26,43 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from arena.ratings.batch import Results, fit  # noqa: E402
 
 
+def mirrored_pairs(
+    bots: int, true: np.ndarray, a: np.ndarray, b: np.ndarray, rng: np.random.Generator
+) -> Results:
+    """A mirrored pair of games for each (a, b): a is team A in the first game."""
+    p = 1.0 / (1.0 + 10.0 ** ((true[b] - true[a]) / 400.0))
+    a_wins = rng.random((len(a), 2)) < p[:, None]  # a's two games
+    pad = np.full(len(a), -1)
+    team_a = np.concatenate([np.stack([a, pad], 1), np.stack([b, pad], 1)])
+    team_b = np.concatenate([np.stack([b, pad], 1), np.stack([a, pad], 1)])
+    won = np.concatenate([a_wins[:, 0], ~a_wins[:, 1]])
+    unit = np.concatenate([np.arange(len(a)), np.arange(len(a))])
+    return Results(bots, team_a, team_b, won, unit)
+
+
 def synthetic(bots: int, games: int, seed: int = 1) -> tuple[np.ndarray, Results]:
-    """Mirrored pairs between random opponents; bot a is team A in the first game."""
+    """Mirrored pairs between random opponents."""
     rng = np.random.default_rng(seed)
     true = rng.normal(1500, 200, bots)
     pairs = games // 2
     a = rng.integers(0, bots, pairs)
     b = (a + rng.integers(1, bots, pairs)) % bots  # never a bot against itself
-    p = 1.0 / (1.0 + 10.0 ** ((true[b] - true[a]) / 400.0))
-    a_wins = rng.random((pairs, 2)) < p[:, None]  # a's two games
-    pad = np.full(pairs, -1)
-    team_a = np.concatenate([np.stack([a, pad], 1), np.stack([b, pad], 1)])
-    team_b = np.concatenate([np.stack([b, pad], 1), np.stack([a, pad], 1)])
-    won = np.concatenate([a_wins[:, 0], ~a_wins[:, 1]])
-    unit = np.concatenate([np.arange(pairs), np.arange(pairs)])
-    return true, Results(bots, team_a, team_b, won, unit)
+    return true, mirrored_pairs(bots, true, a, b, rng)
 
 
-def round_robins(bots: int, rounds: int, seed: int = 1) -> Results:
+def round_robin(bots: int, seed: int = 1) -> Results:
+    """One round robin of mirrored pairs."""
     rng = np.random.default_rng(seed)
     true = rng.normal(1500, 200, bots)
-    a, b = (m.ravel() for m in np.triu_indices(bots, 1))
-    a, b = np.tile(a, rounds), np.tile(b, rounds)
-    p = 1.0 / (1.0 + 10.0 ** ((true[b] - true[a]) / 400.0))
-    a_wins = rng.random((len(a), 2)) < p[:, None]
-    pad = np.full(len(a), -1)
-    return Results(
-        bots,
-        np.concatenate([np.stack([a, pad], 1), np.stack([b, pad], 1)]),
-        np.concatenate([np.stack([b, pad], 1), np.stack([a, pad], 1)]),
-        np.concatenate([a_wins[:, 0], ~a_wins[:, 1]]),
-        np.concatenate([np.arange(len(a)), np.arange(len(a))]),
-    )
+    a, b = np.triu_indices(bots, 1)
+    return mirrored_pairs(bots, true, a, b, rng)
 
 
 def small(timings: int) -> None:
     print(f"small leagues, 1 round robin of mirrored pairs, 200 replicates; median of {timings}")
     print("  bots  games   together   one SciPy run each   ratio   largest difference")
     for bots in (8, 16, 30, 60, 100):
-        games = round_robins(bots, 1)
+        games = round_robin(bots)
         spent: dict[bool, list[float]] = {True: [], False: []}
         fits = {}
         for _ in range(timings):

@@ -231,7 +231,9 @@ def fit(
     samples = np.empty((bootstrap, n))
     if bootstrap and not exact:
         factor = linalg.cho_factor(design.hessian(point, total))
-    together = bool(exact) and (replicates.usable(n) if together is None else together)
+    together = bool(exact and bootstrap) and (
+        replicates.usable(n) if together is None else together
+    )
     if together:
         rows = design.x.shape[0]
         all_wins, all_totals = np.empty((bootstrap, rows)), np.empty((bootstrap, rows))
@@ -244,7 +246,7 @@ def fit(
             samples[b] = _solve(design, w, t, point)
         else:
             samples[b] = point - linalg.cho_solve(factor, design.gradient(point, w, t))
-    if together and bootstrap:
+    if together:
         samples = replicates.solve_many(design.x, all_wins, all_totals, point, PRIOR)
     played = np.bincount(res.team_a[res.team_a >= 0], minlength=n) + np.bincount(
         res.team_b[res.team_b >= 0], minlength=n

@@ -67,21 +67,28 @@ def usable(players: int) -> bool:
 def _objective(
     x: sparse.csr_matrix, r: np.ndarray, wins: np.ndarray, totals: np.ndarray, prior: float
 ) -> np.ndarray:
-    z = np.asarray(x @ r.T).T
+    return _from_scores(np.asarray(x @ r.T).T, r, wins, totals, prior)
+
+
+def _from_scores(
+    z: np.ndarray, r: np.ndarray, wins: np.ndarray, totals: np.ndarray, prior: float
+) -> np.ndarray:
+    """The negative log posteriors (B) given the rows' score differences ``z``."""
     return np.sum(totals * np.logaddexp(0.0, z) - wins * z, axis=1) + 0.5 * prior * np.sum(
         r * r, axis=1
     )
 
 
-def _gradient(
+def _evaluate(
     x: sparse.csr_matrix, xt: sparse.csr_matrix, r: np.ndarray, wins: np.ndarray,
     totals: np.ndarray, prior: float,
-) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """The gradients (B x n) and the rows' Hessian weights (B x rows)."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """The objectives (B), gradients (B x n) and the rows' Hessian weights (B x rows)."""
     z = np.asarray(x @ r.T).T
+    f = _from_scores(z, r, wins, totals, prior)
     p = 0.5 * (1.0 + np.tanh(0.5 * z))
     g = np.asarray(xt @ (totals * p - wins).T).T + prior * r
-    return g, totals * p * (1.0 - p)
+    return f, g, totals * p * (1.0 - p)
 
 
 def solve_many(
@@ -111,16 +118,16 @@ def _newton(
     with np.errstate(over="ignore", invalid="ignore"):
         for _ in range(MAX_STEPS):
             rl, wl, tl = r[live], wins[live], totals[live]
-            g, s = _gradient(x, xt, rl, wl, tl, prior)
+            before, g, s = _evaluate(x, xt, rl, wl, tl, prior)
             done = np.max(np.abs(g), axis=1) < GTOL
             if done.all():
                 break
             keep = ~done
-            rl, wl, tl, g, s, live = rl[keep], wl[keep], tl[keep], g[keep], s[keep], live[keep]
+            rl, wl, tl, live = rl[keep], wl[keep], tl[keep], live[keep]
+            before, g, s = before[keep], g[keep], s[keep]
             step = np.linalg.solve(outer.hessians(s, prior), g[:, :, None])[:, :, 0]
             # within rounding of the objective's value a full step is taken as it is: near
             # the optimum the decrease (half the Newton decrement, g.step / 2) is below it
-            before = _objective(x, rl, wl, tl, prior)
             slack = 1e-12 * np.abs(before) + 1e-300
             scale = np.ones(len(rl))
             for _ in range(MAX_HALVINGS):
