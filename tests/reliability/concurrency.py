@@ -36,6 +36,7 @@ from arena.services.bots import create_bot
 from arena.services.rounds import do_reap, do_schedule_round
 from referee.replay import from_json, validate
 from tests.reliability.loadrig import LoadConfig, LoadRig, Proc, wait_until
+from tests.reliability.procstat import cpu_by_kind, cpu_line
 
 AIOBOTS = Path(__file__).with_name("aiobots.py")
 
@@ -99,6 +100,8 @@ class Figures:
     leases_expired: int = 0
     rerun: int = 0
     bot_errors: dict[str, int] = field(default_factory=dict)
+    #: CPU seconds (user + system) each kind of process spent while the matches played
+    cpu_s: dict[str, float] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
 
 
@@ -207,11 +210,20 @@ class ConcurrencyRig(LoadRig):
             row = cursor.fetchone()
         return int(row[0]) if row else 0
 
+    def _cpu(self) -> dict[str, float]:
+        """CPU seconds so far of the rig's processes, by kind (PostgreSQL's backends are
+        not the rig's children and are not counted)."""
+        redis = [self.redis_proc] if self.redis_proc else []
+        return cpu_by_kind(
+            {"worker": self.workers, "gateways": self.gateways, "bots": self.hosts, "redis": redis}
+        )
+
     def play(self) -> Figures:
         cfg = self.ccfg
         out = Figures()
         pids: set[int] = set()
         sessions_before = self._sessions()
+        cpu_before = self._cpu()
         t0 = time.monotonic()
         for league in self.leagues:
             do_schedule_round(league)
@@ -246,6 +258,7 @@ class ConcurrencyRig(LoadRig):
         out.wall_s = time.monotonic() - t0
         out.db_distinct = len(pids)
         out.db_sessions_opened = self._sessions() - sessions_before
+        out.cpu_s = {k: v - cpu_before.get(k, 0.0) for k, v in self._cpu().items()}
         for host in self.hosts:
             host.stop(signal.SIGTERM, timeout=30)
         self._figures(out)
@@ -369,6 +382,7 @@ def summary(out: Figures, cfg: ConcurrencyConfig) -> str:
             f"played (every process of the run): {out.db_sessions_opened}",
             f"leases found expired by the reaper: {out.leases_expired}; matches played more "
             f"than once: {out.rerun}",
+            cpu_line(out.cpu_s, out.decisions, out.wall_s),
             f"bot-side stream errors: {out.bot_errors or 'none'}",
             "checks: " + ("all passed" if not out.problems else f"{len(out.problems)} PROBLEMS"),
             *[f"  - {p}" for p in out.problems[:40]],

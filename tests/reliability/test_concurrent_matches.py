@@ -68,3 +68,6 @@ def test_one_worker_plays_60_remote_matches_at_once_within_its_database_pool(
     assert 0 < out.db_peak <= CFG.pool_size + 1, summary(out, CFG)
     assert out.db_distinct <= CFG.pool_size + 1, summary(out, CFG)
     assert out.rerun == 0 and out.leases_expired == 0, summary(out, CFG)
+    # what each kind of process cost is read from /proc while the matches played
+    assert set(out.cpu_s) == {"worker", "gateways", "bots", "redis"}
+    assert out.cpu_s["worker"] > 0 and out.cpu_s["gateways"] > 0, summary(out, CFG)
