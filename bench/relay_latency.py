@@ -24,7 +24,11 @@ helper process is started once, before the first round:
    stream from a queue (as the SDK did up to issue 14) and a grpc.aio one writing and
    reading on its event loop (as the SDK does now); each sends the very request payloads
    the whole path sent in that round, the server answers each with as many bytes as the
-   bot's median answer. The target's baseline is the faster of the two (by p50);
+   bot's median answer. The target's baseline is the faster of the two (by p50). As an
+   aside (not the target's baseline), the grpc.aio client once more with both ends idle
+   before each round trip as long as the whole path's mean decision: a bot of the whole
+   path idles between two of its decisions, and a process that idles wakes slower than
+   one in a tight ping-pong (on this machine kind 226 µs hot, ~300 µs paused);
 4. the relay alone: the runner's request (same payloads) to a gateway process's relay and
    straight back (no gRPC, no bot), through Redis and on a direct lane, to show where the
    time goes.
@@ -206,11 +210,16 @@ def raw_redis(n: int) -> list[float]:
     return out
 
 
-def raw_grpc(n: int, sent: Sent) -> tuple[list[float], list[float]]:
-    """(synchronous client, grpc.aio client): ``n`` round trips each, on one echo server."""
+def raw_grpc(n: int, sent: Sent, pause_s: float) -> tuple[list[float], list[float], list[float]]:
+    """(synchronous client, grpc.aio client, grpc.aio client idle ``pause_s`` between round
+    trips): ``n`` round trips each, on one echo server."""
     proc, port = spawn([__file__, "--role", "echo", "--reply-bytes", str(sent.answer_bytes())])
     try:
-        return raw_grpc_sync(n, sent, port), asyncio.run(raw_grpc_aio(n, sent, port))
+        return (
+            raw_grpc_sync(n, sent, port),
+            asyncio.run(raw_grpc_aio(n, sent, port)),
+            asyncio.run(raw_grpc_aio(n, sent, port, pause_s)),
+        )
     finally:
         stop(proc)
 
@@ -237,8 +246,10 @@ def raw_grpc_sync(n: int, sent: Sent, port: int) -> list[float]:
     return out
 
 
-async def raw_grpc_aio(n: int, sent: Sent, port: int) -> list[float]:
-    """A grpc.aio client writing and reading on its event loop (as the SDK does)."""
+async def raw_grpc_aio(n: int, sent: Sent, port: int, pause_s: float = 0.0) -> list[float]:
+    """A grpc.aio client writing and reading on its event loop (as the SDK does); with
+    ``pause_s``, both ends idle that long before each round trip (``time.sleep``: the
+    loop's timers are too coarse), as a bot and its gateway are between two decisions."""
     import grpc
 
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
@@ -248,6 +259,8 @@ async def raw_grpc_aio(n: int, sent: Sent, port: int) -> list[float]:
         out = []
         for i in range(n + WARM_UP):
             payload = payloads[i % len(payloads)]
+            if pause_s:
+                time.sleep(pause_s)
             t = time.perf_counter()
             await call.write(payload)
             await call.read()
@@ -409,12 +422,14 @@ def main() -> int:
 
     per_round = max(1, args.decisions // args.rounds)
     print(f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores")
-    kinds = ("redis", "grpc", "grpc_aio", "relay", "lane", "path", "charged", "path_redis")
+    kinds = ["redis", "grpc", "grpc_aio", "grpc_paused", "relay", "lane", "path", "charged"]
+    kinds += ["path_redis"]
     rows: dict[str, list[float]] = {k: [] for k in kinds}
     medians: dict[str, list[float]] = {k: [] for k in rows}
     whole = WholePath()
     sizes: list[int] = []
     answers: list[int] = []
+    pauses: list[float] = []
     try:
         whole.play(WARM_UP)
         whole.play(WARM_UP, direct=False)
@@ -424,7 +439,11 @@ def main() -> int:
             sent = whole.sent
             sizes += [len(p) for p in sent.requests]
             answers += sent.answers
-            grpc_sync, grpc_aio = raw_grpc(per_round, sent)
+            # a bot of the whole path idles about one decision of the other bot between
+            # two of its own, its gateway about the runner's share: the mean decision
+            pause = statistics.fmean(walls) / 1000
+            pauses.append(pause)
+            grpc_sync, grpc_aio, grpc_paused = raw_grpc(per_round, sent, pause)
             for key, values in [
                 ("path", walls),
                 ("charged", charged),
@@ -432,6 +451,7 @@ def main() -> int:
                 ("redis", raw_redis(per_round)),
                 ("grpc", grpc_sync),
                 ("grpc_aio", grpc_aio),
+                ("grpc_paused", grpc_paused),
                 ("relay", relay_only(per_round, sent, direct=False)),
                 ("lane", relay_only(per_round, sent, direct=True)),
             ]:
@@ -449,6 +469,7 @@ def main() -> int:
         ("raw Redis PING", "redis"),
         ("raw gRPC bidi ping-pong, same sizes, sync", "grpc"),
         ("raw gRPC bidi ping-pong, same sizes, aio", "grpc_aio"),
+        ("  the same, idle between round trips (below)", "grpc_paused"),
         ("relay only: runner-Redis-gateway loop-back", "relay"),
         ("relay only: runner-lane-gateway loop-back", "lane"),
         ("decision: runner-lane-gateway-SDK bot-back", "path"),
@@ -468,6 +489,13 @@ def main() -> int:
     print(
         f"target p50 <= 2 x (raw gRPC + raw Redis) = {2 * raw:.3f} ms: {verdict} "
         f"({s['path']['p50'] / raw:.2f} x; p99 {s['path']['p99'] / raw99:.2f} x)"
+    )
+    paused = s["grpc_paused"]["p50"] + s["redis"]["p50"]
+    print(
+        f"aside, not the target's baseline: raw gRPC aio idle "
+        f"{1000 * statistics.fmean(pauses):.2f} ms before each round trip (the whole path's mean "
+        f"decision, about what a bot and its gateway idle between two decisions) + raw "
+        f"Redis = {paused:.3f} ms; the whole path is {s['path']['p50'] / paused:.2f} x that"
     )
     print(
         f"charged / runner's wait, p50: {s['charged']['p50'] / s['path']['p50']:.2f} "
