@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.relay.base import Delivery, Inbound
-from arena.relay.direct import Lane, LaneError, delivery_frame, wait_readable
+from arena.relay.direct import Lane, wait_readable
+from arena.relay.frames import LaneError, delivery_frame
 
 logger = logging.getLogger(__name__)
 

@@ -35,7 +35,8 @@ import redis.asyncio as aioredis
 from redis.asyncio.connection import AbstractConnection
 
 from arena.relay.base import BotSink, DeliveryKind, GatewayRelay, Inbound, RelayError
-from arena.relay.direct import LaneDelivery, LaneServer, LaneWriter, split_address
+from arena.relay.frames import LaneDelivery, split_address
+from arena.relay.laneserver import LaneServer, LaneWriter
 from arena.relay.presence import Beacon, gateway_key
 from arena.relay.wire import (
     DELIVERY,

@@ -16,7 +16,7 @@ import pytest
 from django.conf import settings
 
 from arena.relay.base import Delivery, DeliveryKind, DropCounts, Inbound, InboundKind
-from arena.relay.direct import LaneError, split_address
+from arena.relay.frames import LaneError, split_address
 from arena.relay.redis import RedisGatewayRelay, RedisRunnerRelay
 from tests.protocol.harness import clear_prefix, lane, new_prefix, running_arena, wait_for
 from tests.protocol.test_relay import LoopThread, Sink
@@ -222,7 +222,7 @@ def test_sdk_bots_play_whole_matches_over_the_lanes(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("latency", [None, 0.0, 12.345])
 def test_the_frames_of_a_decision_carry_every_field(latency: float | None) -> None:
-    from arena.relay.direct import LaneDelivery, delivery_frame, inbound_frame, parse
+    from arena.relay.frames import LaneDelivery, delivery_frame, inbound_frame, parse
 
     delivery = Delivery(DeliveryKind.REQUEST, "412.3", 17, b"\x00request\xff")
     body = delivery_frame("bot-é", "991", delivery, True, 5)[4:]
@@ -235,7 +235,7 @@ def test_the_frames_of_a_decision_carry_every_field(latency: float | None) -> No
 def test_a_seq_a_bot_made_up_fits_the_frame() -> None:
     """A bot may answer with any uint64 seq (the gateway forwards a stale one for the
     runner to count): the lane must carry it, not break the bot's stream."""
-    from arena.relay.direct import LaneDelivery, delivery_frame, inbound_frame, parse
+    from arena.relay.frames import LaneDelivery, delivery_frame, inbound_frame, parse
 
     top = 2**64 - 1
     inbound = Inbound(InboundKind.ACTION, "7", "m", top, b"\x01")
@@ -246,7 +246,7 @@ def test_a_seq_a_bot_made_up_fits_the_frame() -> None:
 
 
 def test_a_garbled_frame_is_an_error_not_a_guess() -> None:
-    from arena.relay.direct import delivery_frame, parse
+    from arena.relay.frames import delivery_frame, parse
 
     body = delivery_frame("7", "1", Delivery(DeliveryKind.STARTED, "m", 0, b""), False, 0)[4:]
     for garbled in [body[:5], body[:-1] if len(body) > 20 else b"d", b"z" + body[1:], b""]:
