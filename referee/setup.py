@@ -29,6 +29,7 @@ COMPILED = [
     "legal.py",
     "direct.py",
     "engine.py",
+    "turn.py",
     "observation.py",
 ]
 
