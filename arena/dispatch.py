@@ -57,6 +57,12 @@ class Dispatcher(Protocol):
         """What the broker holds now; None when this dispatcher cannot tell (no broker,
         or it cannot be reached): the reaper then goes by the age of a message alone."""
 
+    def missing_before(self, missing: frozenset[int], at_least: float) -> frozenset[int]:
+        """Of ``missing`` (queued matches the broker does not hold at this look), those it
+        did not hold at an earlier look either, at least ``at_least`` seconds ago; the
+        others are remembered for the next look (in the broker, since any process may
+        reap). Only called after ``broker_view`` gave a view."""
+
 
 @functools.cache
 def _load(path: str) -> Dispatcher:

@@ -36,3 +36,6 @@ class InProcessDispatcher:
     def broker_view(self) -> BrokerView | None:
         # no broker: a queued match is played by the loop that drives the league
         return None
+
+    def missing_before(self, missing: frozenset[int], at_least: float) -> frozenset[int]:
+        return missing  # never asked: there is no broker view

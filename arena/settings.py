@@ -219,6 +219,9 @@ ARENA_MAX_ATTEMPTS = env_int("ARENA_MAX_ATTEMPTS", default=5, minimum=1)
 #: a queued match whose message the broker does not hold (neither in the queue nor with a
 #: worker), sent at least this long ago, is lost: the reaper sends it again
 ARENA_LOST_AFTER_SECONDS = env_int("ARENA_LOST_AFTER_SECONDS", default=10, minimum=1)
+#: ... at two looks of the reaper at least this far apart: a message a worker is taking is
+#: off the queue and not yet in the unacked hash for a moment (0: any two looks)
+ARENA_LOST_CONFIRM_SECONDS = env_int("ARENA_LOST_CONFIRM_SECONDS", default=2, minimum=0)
 #: when the broker cannot be inspected, a queued match sent this long ago and never played
 #: is sent again; and a message delivered to a worker this long ago and not started is
 #: taken as lost with that worker

@@ -32,6 +32,11 @@ def epoch_key(queue: str) -> str:
     return f"arena:broker-epoch:{queue}"
 
 
+def missing_key(queue: str) -> str:
+    """The reaper's memory in the broker: queued matches it did not hold, and since when."""
+    return f"arena:broker-missing:{queue}"
+
+
 def _matches_of(message: object) -> tuple[list[int], float | None] | None:
     """(match ids, ETA as a Unix time) of a ``run_match`` message (one id) or a
     ``run_matches`` message (a chunk's); None for another task."""
@@ -82,7 +87,9 @@ class CeleryDispatcher:
             # first: a restart between this and the reads below only makes the next look
             # see the loss
             lost = bool(client.set(epoch_key(queue), str(time.time()), nx=True))
-            pipe = client.pipeline(transaction=False)
+            # one MULTI: a message kombu moves from a list to the unacked hash meanwhile is
+            # seen in one of them (its move itself is two commands: missing_before)
+            pipe = client.pipeline(transaction=True)
             for key in (queue, *(f"{queue}{_PRIORITY_SEP}{p}" for p in _PRIORITIES)):
                 pipe.lrange(key, 0, -1)
             pipe.hgetall(_UNACKED)
@@ -118,3 +125,29 @@ class CeleryDispatcher:
             if (eta is not None and eta > now) or fresh:
                 held.update(match_ids)
         return BrokerView(frozenset(held), lost_data=lost)
+
+    def missing_before(self, missing: frozenset[int], at_least: float) -> frozenset[int]:
+        """A message is in neither place the view reads while a worker takes it: kombu
+        pops it off the queue, then writes it to the unacked hash, and a busy worker's
+        consumer thread may wait for the interpreter lock in between. So a match counts
+        as lost only when two looks missed it."""
+        key = missing_key(str(app.conf.task_default_queue))
+        client = redis.Redis.from_url(
+            str(app.conf.broker_url), socket_connect_timeout=5, socket_timeout=30
+        )
+        now = time.time()
+        try:
+            seen = {int(k): float(v) for k, v in client.hgetall(key).items()}  # type: ignore[union-attr]
+            since = {m: seen.get(m, now) for m in missing}
+            pipe = client.pipeline(transaction=True)
+            pipe.delete(key)
+            if since:
+                pipe.hset(key, mapping={str(m): repr(t) for m, t in since.items()})
+                pipe.expire(key, 24 * 3600)
+            pipe.execute()
+        except (redis.RedisError, ValueError) as exc:
+            logger.warning("reaper: cannot keep its memory in the broker: %s", exc)
+            return frozenset()
+        finally:
+            client.close()
+        return frozenset(m for m, t in since.items() if m in seen and now - t >= at_least)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
@@ -216,16 +216,32 @@ class DueReport:
         }
 
 
+def _send_again(
+    found: dict[int, datetime | None], sent: list[int], now: datetime, **still: object
+) -> None:
+    """Send each match again, once: ``enqueued_at`` moves with a conditional update (on
+    ``still`` too), so a second reaper that read the same row, or a claim since, wins."""
+    for match_id, enqueued in found.items():
+        with transaction.atomic():
+            fresh = Match.objects.filter(pk=match_id, enqueued_at=enqueued, **still)
+            if fresh.update(enqueued_at=now):
+                enqueue_match(match_id)
+                sent.append(match_id)
+
+
 def do_reap() -> DueReport:
     """Re-enqueue what a dead worker or a lost message left behind:
 
     * running matches whose lease expired (the claim takes them over, attempts + 1);
     * queued, due matches whose message is lost. When the dispatcher can see the broker
       (``broker_view``), lost means: not held by the broker (neither waiting in the queue
-      nor delivered to a live worker) and sent more than ``ARENA_LOST_AFTER_SECONDS`` ago
-      -- or at all, when the broker restarted empty (its epoch key is gone). A match that
-      waits its turn in a long queue is never sent twice. When it cannot (embedded mode,
-      broker unreachable), lost means sent more than ``ARENA_REQUEUE_AFTER_SECONDS`` ago;
+      nor delivered to a live worker) at this look and at an earlier one at least
+      ``ARENA_LOST_CONFIRM_SECONDS`` before (a message a worker is taking is in neither
+      place for a moment: ``Dispatcher.missing_before``), and sent more than
+      ``ARENA_LOST_AFTER_SECONDS`` ago -- or at all, when the broker restarted empty (its
+      epoch key is gone), then at the first look. A match that waits its turn in a long
+      queue is never sent twice. When it cannot (embedded mode, broker unreachable), lost
+      means sent more than ``ARENA_REQUEUE_AFTER_SECONDS`` ago;
     * rounds whose matches are all done but that were not marked complete (a worker died
       between a match's commit and the round's update).
 
@@ -254,14 +270,14 @@ def do_reap() -> DueReport:
         Q(not_before__isnull=True) | Q(not_before__lte=now),
         sent_long_ago,
     ).exclude(round__status=RoundStatus.SCHEDULING)  # sent once the round is written
-    for found, ids in ((expired, report.reaped), (lost, report.requeued)):
-        for match_id, enqueued in found.values_list("id", "enqueued_at")[:10_000]:
-            if ids is report.requeued and match_id in held:
-                continue
-            with transaction.atomic():
-                if Match.objects.filter(pk=match_id, enqueued_at=enqueued).update(enqueued_at=now):
-                    enqueue_match(match_id)
-                    ids.append(match_id)
+    candidates = dict(lost.values_list("id", "enqueued_at")[:10_000])
+    missing = frozenset(candidates) - held
+    if view is not None and not view.lost_data:
+        # seen missing twice, or not at all: a message on its way to a worker is not lost
+        missing = dispatcher().missing_before(missing, settings.ARENA_LOST_CONFIRM_SECONDS)
+    _send_again(dict(expired.values_list("id", "enqueued_at")[:10_000]), report.reaped, now)
+    again = {m: candidates[m] for m in sorted(missing)}
+    _send_again(again, report.requeued, now, status=MatchStatus.QUEUED)
     if report.broker_lost_data and report.requeued:
         logger.warning(
             "reaper: the broker lost its data (restarted empty): re-sending %d queued matches",
