@@ -37,6 +37,13 @@ def missing_key(queue: str) -> str:
     return f"arena:broker-missing:{queue}"
 
 
+def _broker() -> redis.Redis:
+    """A short-lived client of the Redis broker, for the reaper's looks."""
+    return redis.Redis.from_url(
+        str(app.conf.broker_url), socket_connect_timeout=5, socket_timeout=30
+    )
+
+
 def _matches_of(message: object) -> tuple[list[int], float | None] | None:
     """(match ids, ETA as a Unix time) of a ``run_match`` message (one id) or a
     ``run_matches`` message (a chunk's); None for another task."""
@@ -82,7 +89,7 @@ class CeleryDispatcher:
         if not url.startswith(("redis://", "rediss://", "unix://")):
             return None
         queue = str(app.conf.task_default_queue)
-        client = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=30)
+        client = _broker()
         try:
             # first: a restart between this and the reads below only makes the next look
             # see the loss
@@ -132,9 +139,7 @@ class CeleryDispatcher:
         consumer thread may wait for the interpreter lock in between. So a match counts
         as lost only when two looks missed it."""
         key = missing_key(str(app.conf.task_default_queue))
-        client = redis.Redis.from_url(
-            str(app.conf.broker_url), socket_connect_timeout=5, socket_timeout=30
-        )
+        client = _broker()
         now = time.time()
         try:
             seen = {int(k): float(v) for k, v in client.hgetall(key).items()}  # type: ignore[union-attr]

@@ -19,7 +19,7 @@ import pytest
 import redis
 from django.utils import timezone
 
-from arena.models import Match, MatchStatus
+from arena.models import League, Match, MatchStatus
 from arena.services.rounds import do_reap, do_schedule_round
 from tests.leagues.conftest import Cluster, wait_for
 from tests.leagues.factory import assert_rated_once, house_league
@@ -38,6 +38,19 @@ def _queued_messages(client: redis.Redis, queue: str) -> dict[int, list[bytes]]:
         for match_id in found[0]:
             by_match.setdefault(match_id, []).append(raw)
     return by_match
+
+
+def _play_out(cluster: Cluster, league: League) -> None:
+    """A worker plays the round: every match once, rated once, at its first attempt."""
+    cluster.start_worker()
+    wait_for(
+        lambda: not Match.objects.filter(
+            league=league, status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING]
+        ).exists(),
+        90, "the worker to play the round", step=0.2,
+    )  # fmt: skip
+    assert_rated_once(league)
+    assert all(m.attempts == 1 for m in Match.objects.filter(league=league))
 
 
 @pytest.mark.parametrize("chunk", [1, 4])
@@ -86,15 +99,7 @@ def test_waiting_matches_are_not_resent_lost_ones_are(
         assert do_reap().requeued == []  # sent just now: not lost again
     finally:
         client.close()
-    cluster.start_worker()
-    wait_for(
-        lambda: not Match.objects.filter(
-            league=league, status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING]
-        ).exists(),
-        90, "the worker to play the round", step=0.2,
-    )  # fmt: skip
-    assert_rated_once(league)
-    assert all(m.attempts == 1 for m in Match.objects.filter(league=league))
+    _play_out(cluster, league)
     assert settings.ARENA_DISPATCHER == "workers.dispatch.CeleryDispatcher"
 
 
@@ -134,12 +139,4 @@ def test_a_message_a_worker_is_taking_is_not_sent_twice(cluster: Cluster, settin
         client.lpush(cluster.queue, raw)
     finally:
         client.close()
-    cluster.start_worker()
-    wait_for(
-        lambda: not Match.objects.filter(
-            league=league, status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING]
-        ).exists(),
-        90, "the worker to play the round", step=0.2,
-    )  # fmt: skip
-    assert_rated_once(league)
-    assert all(m.attempts == 1 for m in Match.objects.filter(league=league))
+    _play_out(cluster, league)
