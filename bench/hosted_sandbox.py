@@ -33,6 +33,7 @@ import django  # noqa: E402
 
 django.setup()
 
+from arena.hosting import probe  # noqa: E402
 from arena.hosting import sandbox as sb  # noqa: E402
 from arena.hosting.seat import SandboxSeat  # noqa: E402
 from avenue_sdk.local.game import play  # noqa: E402
@@ -97,7 +98,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--at-once", default="1,2,4,8")
     args = parser.parse_args()
-    print(sb.check_available(), f"on {os.cpu_count()} cores")
+    print(probe.check_available(), f"on {os.cpu_count()} cores")
     code_dir = sb.unpack({"bench.py": BOT})
     try:
         # 1. start-up

@@ -29,7 +29,8 @@ django.setup()
 
 from arena.deals import first_team_of, new_seed  # noqa: E402
 from arena.hosting import versiontest  # noqa: E402
-from arena.hosting.sandbox import Limits, check_available  # noqa: E402
+from arena.hosting.probe import check_available  # noqa: E402
+from arena.hosting.sandbox import Limits  # noqa: E402
 from arena.ratings import sprt  # noqa: E402
 from avenue_sdk.local.game import play  # noqa: E402
 from avenue_sdk.local.seats import HouseSeat  # noqa: E402

@@ -17,28 +17,36 @@ import threading
 from dataclasses import dataclass
 
 from arena.hosting import child as child_module
+from arena.hosting import seccomp
 
 BWRAP = "/usr/bin/bwrap"
 SETPRIV = "/usr/bin/setpriv"
 PRLIMIT = "/usr/bin/prlimit"
 #: where things are mounted inside
 LIB = "/opt/avenue/lib"
+#: the interpreter's prefix inside (its host prefix is not shown)
+PYTHON = "/opt/avenue/python"
 CHILD = "/opt/avenue/child.py"
 BOT = "/bot"
 #: the packages a bot may import besides the standard library and its own vendored code
-PACKAGES = ("google", "grpc", "agent_avenue", "avenue_sdk", "referee")
+PACKAGES = ("google", "grpc", "agent_avenue", "avenue_sdk", "referee", "typing_extensions")
 
 
 @dataclass(frozen=True)
 class Limits:
     """What one sandbox (one match) may use; ``settings.HOSTED_SANDBOX_LIMITS`` overrides."""
 
-    #: CPU seconds over the whole match (SIGXCPU, then SIGKILL a second later)
+    #: CPU seconds over the whole match, all the sandbox's processes together (its group's;
+    #: each process also has it as its rlimit: SIGXCPU, then SIGKILL a second later)
     cpu_seconds: int = 120
+    #: memory of all the sandbox's processes together (its group's), and each process's
     #: address space: 1 GiB
     address_space: int = 1 << 30
-    #: processes and threads of the sandbox's uid
+    #: processes and threads of the whole sandbox (its group's ``pids.max``, and the
+    #: rlimit of its uid, which no other sandbox shares)
     processes: int = 32
+    #: cores the whole sandbox may keep busy at once (its group's CPU quota)
+    cpu_cores: float = 1.0
     open_files: int = 64
     #: the private tmp (a tmpfs) and the largest file the bot may write
     tmp_bytes: int = 64 << 20
@@ -59,26 +67,47 @@ class SandboxUnavailable(RuntimeError):
 
 
 def _package_dirs() -> dict[str, str]:
-    """Host directory of each package in ``PACKAGES``."""
+    """Where each of ``PACKAGES`` is on the host, by its name inside ``LIB`` (a package's
+    directory, or a single module's file)."""
     found: dict[str, str] = {}
     for name in PACKAGES:
         spec = importlib.util.find_spec(name)
         locations = list(spec.submodule_search_locations or []) if spec else []
         if name == "google":
             locations = [p for p in locations if os.path.isdir(os.path.join(p, "protobuf"))]
-        if not locations:
+        if locations:
+            found[name] = locations[0]
+        elif spec is not None and spec.origin and spec.origin.endswith(".py"):
+            found[f"{name}.py"] = spec.origin
+        else:
             raise SandboxUnavailable(f"package {name} is not installed; the sandbox needs it")
-        found[name] = locations[0]
     return found
 
 
 def _interpreter() -> tuple[str, str]:
-    """(prefix, executable) of the real interpreter under the venv."""
+    """(prefix, ``pythonX.Y``) of the real interpreter under the venv."""
     prefix = sys.base_prefix
-    exe = os.path.join(prefix, "bin", f"python{sys.version_info.major}.{sys.version_info.minor}")
-    if not os.path.exists(exe):
-        raise SandboxUnavailable(f"no interpreter at {exe}")
-    return prefix, exe
+    name = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    if not os.path.exists(os.path.join(prefix, "bin", name)):
+        raise SandboxUnavailable(f"no interpreter at {prefix}/bin/{name}")
+    return prefix, name
+
+
+def _interpreter_binds() -> list[str]:
+    """The interpreter, its shared library and its standard library, at ``PYTHON``; its
+    ``site-packages`` (with whatever ``.pth`` start-up hooks were installed there) stays
+    hidden under an empty tmpfs, so only the standard library and ``PACKAGES`` load."""
+    prefix, name = _interpreter()
+    argv = ["--ro-bind", f"{prefix}/bin/{name}", f"{PYTHON}/bin/{name}"]
+    lib = os.path.join(prefix, "lib")
+    for entry in sorted(os.listdir(lib)):
+        if entry.startswith(f"lib{name}") and ".so" in entry:
+            argv += ["--ro-bind", os.path.join(lib, entry), f"{PYTHON}/lib/{entry}"]
+    argv += ["--ro-bind", os.path.join(lib, name), f"{PYTHON}/lib/{name}"]
+    for hidden in ("site-packages", "dist-packages"):
+        if os.path.isdir(os.path.join(lib, name, hidden)):
+            argv += ["--tmpfs", f"{PYTHON}/lib/{name}/{hidden}"]
+    return argv
 
 
 _uid_lock = threading.Lock()
@@ -111,11 +140,26 @@ def _give_uid(uid: int) -> None:
         _uids_in_use.discard(uid)
 
 
-def command(code_dir: str, entry_point: str, uid: int, limits: Limits) -> list[str]:
-    """The bwrap command line for one sandbox."""
-    prefix, exe = _interpreter()
-    argv = [
-        BWRAP,
+@dataclass(frozen=True)
+class Command:
+    """How to start one sandbox: ``argv`` with the descriptors it must inherit
+    (``pass_fds``), which ``close()`` closes in the host once the process has them."""
+
+    argv: list[str]
+    pass_fds: tuple[int, ...]
+
+    def close(self) -> None:
+        for fd in self.pass_fds:
+            os.close(fd)
+
+
+def command(code_dir: str, entry_point: str, uid: int, limits: Limits) -> Command:
+    """The command line of one sandbox. bwrap's own options (the binds, which name host
+    paths) go through a descriptor (``--args``), the seccomp filter through another; bwrap
+    closes both before the bot's code runs, and the sandbox has no /proc: nothing in it
+    names a host path."""
+    _prefix, name = _interpreter()
+    options = [
         "--unshare-net",
         "--unshare-pid",
         "--unshare-ipc",
@@ -123,28 +167,24 @@ def command(code_dir: str, entry_point: str, uid: int, limits: Limits) -> list[s
         "--unshare-cgroup-try",
         "--die-with-parent",
         "--new-session",
-        "--ro-bind",
-        prefix,
-        prefix,
+        *_interpreter_binds(),
     ]
     # the system libraries the interpreter and the extension modules link
     for path in ("/usr/lib", "/usr/lib64", "/lib", "/lib64"):
         if os.path.islink(path):
-            argv += ["--symlink", os.readlink(path), path]
+            options += ["--symlink", os.readlink(path), path]
         elif os.path.isdir(path):
-            argv += ["--ro-bind", path, path]
-    argv += ["--ro-bind", SETPRIV, SETPRIV]
-    for name, host_dir in _package_dirs().items():
-        argv += ["--ro-bind", host_dir, f"{LIB}/{name}"]
-    argv += [
+            options += ["--ro-bind", path, path]
+    options += ["--ro-bind", SETPRIV, SETPRIV]
+    for package, host_dir in _package_dirs().items():
+        options += ["--ro-bind", host_dir, f"{LIB}/{package}"]
+    options += [
         "--ro-bind",
         child_module.__file__,
         CHILD,
         "--ro-bind",
         code_dir,
         BOT,
-        "--proc",
-        "/proc",
         "--dev",
         "/dev",
         "--perms",
@@ -157,8 +197,14 @@ def command(code_dir: str, entry_point: str, uid: int, limits: Limits) -> list[s
         BOT,
         "--clearenv",
         "--setenv",
+        "PYTHONHOME",
+        PYTHON,
+        "--setenv",
         "PYTHONPATH",
         f"{BOT}:{LIB}",
+        "--setenv",
+        "LD_LIBRARY_PATH",
+        f"{PYTHON}/lib",
         "--setenv",
         "HOME",
         "/tmp",
@@ -168,6 +214,17 @@ def command(code_dir: str, entry_point: str, uid: int, limits: Limits) -> list[s
         "--setenv",
         "PYTHONDONTWRITEBYTECODE",
         "1",
+    ]
+    options = _parents(options) + options
+    filter_fd = seccomp.program_fd()
+    options += ["--seccomp", str(filter_fd)]
+    args_fd = os.memfd_create("avenue-bwrap-args", os.MFD_CLOEXEC)
+    os.write(args_fd, b"".join(o.encode() + b"\0" for o in options))
+    os.lseek(args_fd, 0, os.SEEK_SET)
+    argv = [
+        BWRAP,
+        "--args",
+        str(args_fd),
         "--",
         SETPRIV,
         f"--reuid={uid}",
@@ -177,13 +234,14 @@ def command(code_dir: str, entry_point: str, uid: int, limits: Limits) -> list[s
         "--bounding-set=-all",
         "--no-new-privs",
         "--",
-        exe,
-        "-s",
+        f"{PYTHON}/bin/{name}",
+        # no site: no site-packages, no .pth hooks; bytecode is not written
+        "-S",
         "-B",
         CHILD,
         entry_point,
     ]
-    return _rlimits(limits) + argv[:1] + _parents(argv) + argv[1:]
+    return Command(_rlimits(limits) + argv, (filter_fd, args_fd))
 
 
 def _parents(argv: list[str]) -> list[str]:

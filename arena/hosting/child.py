@@ -1,13 +1,20 @@
 """The program a sandbox runs: loads the uploaded bot and answers over its pipes.
 
-Runs inside the sandbox (``arena.hosting.sandbox``) as ``python -I child.py module:Class``,
-with the bot's code in ``/bot`` and the SDK on ``PYTHONPATH``: it must import nothing but
-the standard library and the SDK (never Django or the server, which are not in there).
+Runs inside the sandbox (``arena.hosting.sandbox``) as ``python -S -B child.py
+module:Class``, with the bot's code in ``/bot`` and the SDK on ``PYTHONPATH``: it must import
+nothing but the standard library and the SDK (never Django or the server, which are not in
+there).
+
+Before anything of the bot's runs it joins a new, empty session keyring (the one keyring
+call the seccomp filter lets through; it exits with ``EXIT_SETUP`` if that fails, and the
+host treats the sandbox as not set up).
 
 The protocol is the bot protocol's own messages in frames (4-byte big-endian length, then
 the bytes): the host writes ``ArenaMessage`` frames to stdin; the child writes
-``BotMessage`` frames to the stdout it was started with, first a ``hello`` once the bot's
-class is loaded, then an ``action`` per ``decision_request``. The bot's own ``print``s go
+``BotMessage`` frames to the stdout it was started with: first an empty frame, when the
+sandbox is up and the bot's code is about to load (what comes before is the arena's time,
+what comes after the bot's), then a ``hello`` once the bot's class is loaded, then an
+``action`` per ``decision_request``. The bot's own ``print``s go
 to stderr (fd 1 is pointed there before the bot is imported), so they cannot corrupt the
 protocol. Any exception of the bot ends the process with its traceback on stderr and an
 exit status that says what it was (``EXIT_*`` below): the host types the fault from it
@@ -17,9 +24,11 @@ to mislabel its own fault: every one of them is the bot's.
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import importlib
 import os
+import platform
 import struct
 import sys
 import traceback
@@ -32,6 +41,10 @@ EXIT_LOAD = 3
 EXIT_CRASH = 4
 EXIT_MEMORY = 5
 EXIT_PROCESSES = 6
+#: the sandbox could not isolate itself (the keyring): not the bot's doing
+EXIT_SETUP = 7
+#: keyctl's system call number, per machine
+KEYCTL = {"x86_64": 250, "aarch64": 219}
 #: a frame larger than this from the host is a broken host, not a bot's problem
 MAX_FRAME = 8 << 20
 
@@ -70,6 +83,17 @@ def exit_status(exc: BaseException, otherwise: int) -> int:
     return otherwise
 
 
+def join_new_session_keyring() -> str:
+    """Join a new anonymous session keyring ("" when done, else why not)."""
+    number = KEYCTL.get(platform.machine())
+    if number is None:
+        return f"no keyctl number known for {platform.machine()}"
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.syscall(number, 1, None) < 0:  # KEYCTL_JOIN_SESSION_KEYRING, no name
+        return f"keyctl(JOIN_SESSION_KEYRING): {os.strerror(ctypes.get_errno())}"
+    return ""
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 2 or ":" not in argv[1]:
         print("usage: child.py module:Class", file=sys.stderr)
@@ -81,6 +105,11 @@ def main(argv: list[str]) -> int:
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     sys.stdout = sys.stderr
+    refused = join_new_session_keyring()
+    if refused:
+        print(f"the sandbox cannot isolate its keyring: {refused}", file=sys.stderr)
+        return EXIT_SETUP
+    write_frame(out, b"")  # up: what follows is the bot's own loading
 
     from agent_avenue.v1 import arena_pb2 as pb
     from avenue_sdk.bot import Bot

@@ -23,15 +23,18 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any
 
 from django import db
 
 from agent_avenue.v1 import arena_pb2 as pb
+from arena.hosting import sandbox as sandbox_module
 from arena.hosting.sandbox import Limits, Sandbox, SandboxFault, discard, unpack
 from avenue_sdk.bot import Answer, Bot
 from avenue_sdk.client import Client
 from avenue_sdk.protocol.convert import FAULT_CAUSE
+from avenue_sdk.protocol.faults import FaultCause
 from avenue_sdk.session import action_for
 
 log = logging.getLogger("arena.hosting")
@@ -73,7 +76,29 @@ def seat_fault(request: pb.DecisionRequest, fault: SandboxFault) -> pb.BotMessag
 _STARTERS = ThreadPoolExecutor(max_workers=32, thread_name_prefix="sandbox-start")
 
 
+@dataclass
+class _Start:
+    """One match's sandbox while it starts (``ready`` is set once it is up or failed)."""
+
+    ready: threading.Event = field(default_factory=threading.Event)
+    box: Sandbox | None = None
+    code_dir: str = ""
+    #: the bot's fault (it did not load) or the host's own failure, once ready
+    fault: SandboxFault | None = None
+    error: str = ""
+
+
 class SandboxedBot(Bot):
+    """A hosted bot's matches, each in a sandbox of its own.
+
+    Start-up has one deadline, the first decision's: the sandbox starts on
+    ``MatchStarted`` (in a thread of its own, so that the stream goes on); a request that
+    comes first waits for it. The sandbox's own setup is the arena's time: the host says
+    in ``arena_wait_us`` how long the request waited for it, and if it is not up by the
+    end of the decision's allowance, or fails, that is a ``HostFailure`` (the attempt is
+    voided). Loading the bot's code is the bot's own time, charged to that decision: not
+    loaded by the end of its allowance, or failed, is the seat's fault."""
+
     def __init__(
         self, name: str, load: Loader, limits: Limits, record: Recorder | None = None
     ) -> None:
@@ -82,43 +107,10 @@ class SandboxedBot(Bot):
         self.record = record
         self.limits = limits
         self._lock = threading.Lock()
-        #: match id -> (sandbox, its code directory, its fault if it failed)
-        self._boxes: dict[str, tuple[Sandbox, str]] = {}
-        self._failed: dict[str, SandboxFault] = {}
-        #: match id -> set once its sandbox is started (or failed), by a thread of its own
-        self._preparing: dict[str, threading.Event] = {}
-        #: match id -> when its sandbox was ready (time.monotonic())
-        self._ready_at: dict[str, float] = {}
-
-    def _box(self, match_id: str) -> Sandbox:
-        with self._lock:
-            if match_id in self._failed:
-                raise _NoAnswer(self._failed[match_id])
-            held = self._boxes.get(match_id)
-            if held is not None:
-                return held[0]
-        try:
-            files, entry_point = self.load(match_id)
-        finally:
-            # the load ran on the client's thread: give its database connection back
-            db.connection.close()
-        code_dir = unpack(files)
-        box = Sandbox(code_dir, entry_point, self.limits)
-        try:
-            box.start()
-        except SandboxFault as exc:
-            self._fail(match_id, box, exc)
-            box.close()
-            discard(code_dir)
-            raise _NoAnswer(exc) from None
-        with self._lock:
-            self._boxes[match_id] = (box, code_dir)
-            self._ready_at[match_id] = time.monotonic()
-        return box
+        #: match id -> its sandbox, starting, up or failed
+        self._starts: dict[str, _Start] = {}
 
     def _fail(self, match_id: str, box: Sandbox, exc: SandboxFault) -> None:
-        with self._lock:
-            self._failed[match_id] = exc
         tail = box.stderr_tail()
         log.warning("hosted bot %s, match %s: %s: %s", self.name, match_id, exc.cause, exc.detail)
         if self.record is not None:
@@ -129,51 +121,74 @@ class SandboxedBot(Bot):
             finally:
                 db.connection.close()
 
-    def on_match_started(self, started: pb.MatchStarted) -> None:
-        """Start the match's sandbox in a thread of its own: the stream's reader goes on
-        meanwhile (pings, the bot's other matches); a request that comes before the
-        sandbox is ready waits for it, and that wait is reported as the arena's."""
-        ready = threading.Event()
+    def _start_for(self, match_id: str, started: pb.MatchStarted | None = None) -> _Start:
+        """The match's start, begun now (on a starter thread) if it was not yet."""
         with self._lock:
-            if started.match_id in self._preparing or started.match_id in self._boxes:
-                return
-            self._preparing[started.match_id] = ready
-        _STARTERS.submit(self._prepare, started, ready)
+            start = self._starts.get(match_id)
+            if start is not None:
+                return start
+            start = self._starts[match_id] = _Start()
+        _STARTERS.submit(self._prepare, match_id, start, started)
+        return start
 
-    def _prepare(self, started: pb.MatchStarted, ready: threading.Event) -> None:
-        box: Sandbox | None = None
+    def on_match_started(self, started: pb.MatchStarted) -> None:
+        self._start_for(started.match_id, started)
+
+    def _prepare(self, match_id: str, start: _Start, started: pb.MatchStarted | None) -> None:
         try:
-            box = self._box(started.match_id)
-            box.send(pb.ArenaMessage(match_started=started))
-        except _NoAnswer:
-            pass
+            try:
+                files, entry_point = self.load(match_id)
+            finally:
+                db.connection.close()  # the load ran on this thread: give its connection back
+            start.code_dir = unpack(files)
+            box = start.box = Sandbox(start.code_dir, entry_point, self.limits)
+            # no load deadline of its own: answer() holds the first decision's
+            box.start(load_seconds=self.limits.wall_seconds)
+            if started is not None:
+                box.send(pb.ArenaMessage(match_started=started))
         except SandboxFault as exc:
-            assert box is not None
-            self._fail(started.match_id, box, exc)
-        except Exception:  # noqa: BLE001 - the host's own failure; the decision reports it
-            log.exception("hosted bot %s: match %s: no sandbox", self.name, started.match_id)
+            start.fault = exc
+            assert start.box is not None
+            self._fail(match_id, start.box, exc)
+        except Exception as exc:  # noqa: BLE001 - the host's own failure (setup, the database)
+            log.exception("hosted bot %s: match %s: no sandbox", self.name, match_id)
+            start.error = f"{type(exc).__name__}: {exc}"
         finally:
-            ready.set()
+            start.ready.set()
 
     def answer(self, request: pb.DecisionRequest, received_at: float | None = None) -> pb.Action:
         """The sandbox's ``Action`` for ``request`` (received from the gateway at
-        ``received_at``), with ``arena_wait_us``: how long it waited for the sandbox."""
+        ``received_at``), with ``arena_wait_us``: how long it waited for the sandbox's
+        setup (the arena's part of its start)."""
         received_at = time.monotonic() if received_at is None else received_at
         allowance = (request.decision_ms + request.bank_ms) / 1000
-        with self._lock:
-            preparing = self._preparing.get(request.match_id)
-        if preparing is not None and not preparing.wait(allowance):
-            # the host's own slowness, reported as its failure (docs/operations.md)
-            raise RuntimeError(f"match {request.match_id}: the sandbox did not start in time")
-        box = self._box(request.match_id)
-        with self._lock:
-            ready_at = self._ready_at.get(request.match_id, received_at)
-        waited_us = max(0, int((ready_at - received_at) * 1_000_000))
+        start = self._start_for(request.match_id)
+        if not start.ready.wait(max(0.0, received_at + allowance - time.monotonic())):
+            box = start.box
+            if box is None or not box.booted_at:
+                raise RuntimeError(f"match {request.match_id}: the sandbox was not set up in time")
+            late = SandboxFault(
+                FaultCause.TIMEOUT,
+                f"the bot did not load within its first decision's allowance ({allowance:g} s)",
+            )
+            box.kill("timeout")
+            start.fault = late
+            self._fail(request.match_id, box, late)
+            raise _NoAnswer(late)
+        if start.fault is not None:
+            raise _NoAnswer(start.fault)
+        if start.error or start.box is None:
+            raise RuntimeError(f"match {request.match_id}: no sandbox ({start.error})")
+        box = start.box
+        waited_us = max(0, int((box.booted_at - received_at) * 1_000_000))
+        remaining = allowance - (time.monotonic() - received_at)
         try:
             action = box.ask(
-                pb.ArenaMessage(decision_request=request).SerializeToString(), allowance
+                pb.ArenaMessage(decision_request=request).SerializeToString(),
+                max(0.0, remaining) + waited_us / 1e6,
             )
         except SandboxFault as exc:
+            start.fault = exc
             self._fail(request.match_id, box, exc)
             box.kill("fault")
             raise _NoAnswer(exc) from None
@@ -181,35 +196,46 @@ class SandboxedBot(Bot):
         action.arena_wait_us = waited_us
         return action
 
+    def sandboxes_up(self) -> int:
+        """How many of its matches have a sandbox up and loaded now."""
+        with self._lock:
+            starts = list(self._starts.values())
+        return sum(1 for s in starts if s.ready.is_set() and s.box is not None and not s.fault)
+
     def decide(self, request: pb.DecisionRequest) -> Answer:  # pragma: no cover - answer()
         return self.answer(request).choice_index
 
     def on_match_ended(self, ended: pb.MatchEnded) -> None:
         with self._lock:
-            preparing = self._preparing.pop(ended.match_id, None)
-        if preparing is not None:
-            preparing.wait(self.limits.load_seconds + 5)  # a sandbox still starting
-        with self._lock:
-            held = self._boxes.pop(ended.match_id, None)
-            self._failed.pop(ended.match_id, None)
-            self._ready_at.pop(ended.match_id, None)
-        if held is None:
+            start = self._starts.pop(ended.match_id, None)
+        if start is None:
             return
-        box, code_dir = held
-        try:
-            box.send(pb.ArenaMessage(match_ended=ended))
-        except SandboxFault:
-            pass
-        box.close()
-        discard(code_dir)
+        if not start.ready.wait(0):
+            if start.box is not None:
+                start.box.kill("ended")  # still loading: no use for it now
+            start.ready.wait(sandbox_module.SETUP_SECONDS + 5)
+        box = start.box
+        if box is not None and start.fault is None and not start.error:
+            try:
+                box.send(pb.ArenaMessage(match_ended=ended))
+            except SandboxFault:
+                pass
+        self._discard(start)
+
+    @staticmethod
+    def _discard(start: _Start) -> None:
+        if start.box is not None:
+            start.box.close()
+        if start.code_dir:
+            discard(start.code_dir)
 
     def close(self) -> None:
         with self._lock:
-            held = list(self._boxes.values())
-            self._boxes.clear()
-        for box, code_dir in held:
-            box.close()
-            discard(code_dir)
+            held = list(self._starts.values())
+            self._starts.clear()
+        for start in held:
+            start.ready.wait(sandbox_module.SETUP_SECONDS + 5)
+            self._discard(start)
 
 
 class HostClient(Client):

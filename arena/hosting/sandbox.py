@@ -1,4 +1,5 @@
-"""The sandbox a hosted bot's code runs in: bubblewrap, a host uid of its own, pipes.
+"""The sandbox a hosted bot's code runs in: bubblewrap, a host uid of its own, a control
+group of its own, a seccomp filter, pipes.
 
 One ``Sandbox`` per match (a fresh process, fresh tmp: nothing survives a match). The bwrap
 process starts as root so that it can build the mount namespace from paths only root may
@@ -7,17 +8,24 @@ traverse (the interpreter under ``/root/.pyenv``), then ``setpriv`` drops to an 
 emptied) and no-new-privs before Python starts. There is deliberately no user namespace: a
 root bwrap with ``--unshare-user --uid 65534`` maps the sandbox onto host root, which still
 reads every root-readable file bound in; here the kernel checks the bot's accesses as a
-stranger's. Every other namespace is new (``--unshare-net``: no network at all, only a
-loopback nobody listens on; pid, ipc, uts, cgroup). The view holds only read-only binds of
-the interpreter, the system libraries it links, the SDK and engine packages and the bot's
-own code, plus a private size-limited tmpfs. rlimits (CPU seconds, address space,
-processes, open files, file size) are set before exec and inherited; the host kills the
-whole sandbox at a wall-clock limit.
+stranger's, and the seccomp filter (``arena.hosting.seccomp``) refuses new namespaces,
+mounts, keyrings, ptrace, bpf, io_uring and every socket family but AF_UNIX. Every other
+namespace is new (``--unshare-net``: no network at all; pid, ipc, uts, cgroup). The view
+(``arena.hosting.bwrap``) holds only read-only binds of the interpreter and its standard
+library, the system libraries it links, the SDK and engine packages and the bot's own code
+(readable by the sandbox's uid only), plus a private size-limited tmpfs; no /proc, and no
+host path anywhere. Memory, CPU seconds, processes and cores are limits of the whole
+sandbox (``arena.hosting.cgroups``: the kernel's where it can, else the host's measure;
+a watcher thread kills the sandbox at a limit); rlimits per process stay beneath them. The
+host kills the whole sandbox at a wall-clock limit.
 
-The host and the child (``arena.hosting.child``) talk in frames over the pipes; see there.
-How a failure is typed (crash, timeout, memory, process limit, invalid output) is
-``arena.hosting.faults``.
+A start has two parts: the sandbox's own setup, until the child's first (empty) frame says
+it is about to load the bot, is the arena's (``SandboxSetupError``); loading the bot's
+code, until its hello, is the bot's (``SandboxFault``). The host and the child
+(``arena.hosting.child``) talk in frames over the pipes; see there. How a failure is typed
+(crash, timeout, memory, process limit, invalid output) is ``arena.hosting.faults``.
 """
+
 
 from __future__ import annotations
 
@@ -26,7 +34,6 @@ import queue
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -34,10 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_avenue.v1 import arena_pb2 as pb
+from arena.hosting import cgroups
 from arena.hosting.bwrap import (
-    BWRAP,
-    PRLIMIT,
-    SETPRIV,
     Limits,
     SandboxUnavailable,
     _give_uid,
@@ -45,13 +50,14 @@ from arena.hosting.bwrap import (
     command,
 )
 from arena.hosting.child import HEADER
-from arena.hosting.faults import SandboxFault, exit_fault, oom_kills
+from arena.hosting.faults import SandboxFault, exit_fault, limit_fault, oom_kills
 from avenue_sdk.protocol.faults import FaultCause
 
 __all__ = [
     "Limits",
     "Sandbox",
     "SandboxFault",
+    "SandboxSetupError",
     "SandboxUnavailable",
     "discard",
     "unpack",
@@ -61,56 +67,18 @@ __all__ = [
 MAX_REPLY = 1 << 20
 #: stderr kept per sandbox (the last bytes), for the owner's view of a fault
 STDERR_KEEP = 16 << 10
+#: stderr the host reads at most, per second after a first burst: past it the bot's own
+#: writes block (its pipe is full), so a flood costs the host next to nothing
+STDERR_RATE = 64 << 10
+STDERR_BURST = 256 << 10
+#: how long the sandbox's own setup may take (the arena's part of a start)
+SETUP_SECONDS = 60.0
+#: seconds between two looks at the sandbox's group (memory, CPU, processes)
+WATCH_EVERY = 0.1
 
 
-def check_available() -> str:
-    """Raise ``SandboxUnavailable`` with what is missing, else return bwrap's version. Runs a
-    real sandbox that must come up as the unprivileged uid with no capabilities."""
-    if not sys.platform.startswith("linux"):
-        raise SandboxUnavailable("hosted bots need Linux (bubblewrap namespaces)")
-    for tool, package in ((BWRAP, "bubblewrap"), (SETPRIV, "util-linux"), (PRLIMIT, "util-linux")):
-        if not os.access(tool, os.X_OK):
-            raise SandboxUnavailable(
-                f"{tool} is missing: install Debian's {package} (scripts/ensure_bubblewrap.sh)"
-            )
-    if os.geteuid() != 0:
-        raise SandboxUnavailable(
-            "the bot host must start as root: it builds each sandbox as root and drops the "
-            "bot's code to an unprivileged uid of its own (HOSTED_SANDBOX_UIDS)"
-        )
-    with tempfile.TemporaryDirectory() as code_dir:
-        os.chmod(code_dir, 0o755)
-        Path(code_dir, "probe.py").write_text(PROBE)
-        os.chmod(Path(code_dir, "probe.py"), 0o644)
-        box = Sandbox(code_dir, "probe:Probe", Limits(wall_seconds=60, load_seconds=60))
-        try:
-            box.start()
-        except SandboxFault as exc:
-            said = " ".join(box.stderr_tail(3).split())
-            raise SandboxUnavailable(
-                f"a probe sandbox did not start ({exc.detail}: {said}); the kernel may "
-                "forbid namespaces (see docs/operations.md, 'Hosted bots')"
-            ) from None
-        finally:
-            box.close()
-        version = subprocess.run([BWRAP, "--version"], capture_output=True, text=True).stdout
-    return version.strip()
-
-
-PROBE = """\
-import os
-from avenue_sdk import Bot
-
-if os.getuid() == 0 or os.geteuid() == 0:
-    raise SystemExit("running as root")
-for line in open("/proc/self/status"):
-    if line.startswith("CapEff:") and int(line.split()[1], 16):
-        raise SystemExit("has capabilities")
-
-
-class Probe(Bot):
-    pass
-"""
+class SandboxSetupError(RuntimeError):
+    """The host could not set the sandbox up: the arena's failure, never the bot's."""
 
 
 @dataclass
@@ -122,66 +90,107 @@ class Sandbox:
     limits: Limits = field(default_factory=Limits)
     uid: int = 0
     bot_version: str = ""
+    #: when the setup ended and the bot's code began to load (time.monotonic(); 0: not yet)
+    booted_at: float = 0.0
     _proc: subprocess.Popen[bytes] | None = None
+    _group: cgroups.Group | None = None
     _replies: queue.SimpleQueue[bytes | None] = field(default_factory=queue.SimpleQueue)
     _stderr: bytearray = field(default_factory=bytearray)
+    #: stderr bytes read in all (the bounded reader's count)
+    stderr_read: int = 0
     _started: float = 0.0
     _killed_for: str = ""
+    #: the fault of a limit the watcher killed the sandbox for
+    _breach: SandboxFault | None = None
     _stderr_reader: threading.Thread | None = None
+    _closing: threading.Event = field(default_factory=threading.Event)
     #: the kernel's OOM-kill count when the sandbox started (``arena.hosting.faults``)
     _oom_before: int | None = None
 
-    def start(self) -> None:
-        """Start the process and wait for its hello; ``SandboxFault`` if it does not load."""
-        self.uid = _take_uid()
+    def start(self, load_seconds: float | None = None) -> None:
+        """Set the sandbox up (``SandboxSetupError`` if the host cannot: the arena's), then
+        load the bot and wait for its hello (``SandboxFault`` if it does not load: the
+        bot's) for ``load_seconds`` (default: the limits'; a match's host passes the
+        wall limit and keeps the first decision's deadline itself)."""
         self._started = time.monotonic()
-        self._oom_before = oom_kills()
-        self._proc = subprocess.Popen(
-            command(self.code_dir, self.entry_point, self.uid, self.limits),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            close_fds=True,
-            # its own process group, which kill() ends whole
-            start_new_session=True,
-        )
+        try:
+            self.uid = _take_uid()
+            _hand_over(self.code_dir, self.uid)
+            quota = cgroups.Quota(
+                self.limits.address_space, self.limits.processes, self.limits.cpu_cores
+            )
+            self._group = cgroups.groups().make(f"sandbox-{self.uid}", self.uid, quota)
+            self._oom_before = oom_kills()
+            cmd = command(self.code_dir, self.entry_point, self.uid, self.limits)
+            try:
+                self._proc = subprocess.Popen(
+                    cgroups.join_argv(self._group, cmd.argv),
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    close_fds=True,
+                    pass_fds=cmd.pass_fds,
+                    # its own process group, which kill() ends whole
+                    start_new_session=True,
+                )
+            finally:
+                cmd.close()
+        except (OSError, SandboxUnavailable, cgroups.CgroupUnavailable) as exc:
+            raise SandboxSetupError(f"the sandbox could not be set up: {exc}") from None
         threading.Thread(target=self._read_replies, daemon=True).start()
         self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True)
         self._stderr_reader.start()
-        hello = self._receive(self.limits.load_seconds, "loading the bot")
+        threading.Thread(target=self._watch, daemon=True).start()
+        self._boot()
+        load = self.limits.load_seconds if load_seconds is None else load_seconds
+        hello = self._receive(load, "loading the bot", f"the bot did not load within {load:g} s")
         if hello.WhichOneof("kind") != "hello":
             raise SandboxFault(FaultCause.INVALID_OUTPUT, "the bot's first message is not a hello")
         self.bot_version = hello.hello.bot_version
 
-    def send(self, message: pb.ArenaMessage) -> None:
-        data = message.SerializeToString()
+    def _boot(self) -> None:
+        """Wait for the child's empty first frame: the sandbox is up, the bot not loaded."""
+        try:
+            data = self._replies.get(timeout=SETUP_SECONDS)
+        except queue.Empty:
+            self.kill("setup")
+            raise SandboxSetupError(f"the sandbox was not up within {SETUP_SECONDS:g} s") from None
+        if data != b"":
+            self.kill("setup")
+            code = self._proc.wait() if self._proc is not None else None
+            said = " ".join(self.stderr_tail(3).split())
+            raise SandboxSetupError(f"the sandbox did not come up (status {code}): {said}")
+        self.booted_at = time.monotonic()
+
+    def _write(self, data: bytes) -> None:
         assert self._proc is not None and self._proc.stdin is not None
         try:
             self._proc.stdin.write(HEADER.pack(len(data)) + data)
             self._proc.stdin.flush()
         except (BrokenPipeError, OSError):
-            raise SandboxFault(FaultCause.CRASH, "the bot's process is gone") from None
+            gone = SandboxFault(FaultCause.CRASH, "the bot's process is gone")
+            raise self._breach or gone from None
+
+    def send(self, message: pb.ArenaMessage) -> None:
+        self._write(message.SerializeToString())
 
     def ask(self, request_bytes: bytes, timeout_s: float) -> pb.Action:
         """Send a ``DecisionRequest`` (as an ``ArenaMessage``'s bytes) and wait for its
         ``Action``; ``SandboxFault`` when the bot cannot answer in ``timeout_s``."""
-        assert self._proc is not None and self._proc.stdin is not None
-        try:
-            self._proc.stdin.write(HEADER.pack(len(request_bytes)) + request_bytes)
-            self._proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            raise SandboxFault(FaultCause.CRASH, "the bot's process is gone") from None
+        self._write(request_bytes)
         reply = self._receive(timeout_s, "a decision")
         if reply.WhichOneof("kind") != "action":
             raise SandboxFault(FaultCause.INVALID_OUTPUT, "the bot's reply is not an action")
         return reply.action
 
-    def _receive(self, timeout_s: float, what: str) -> pb.BotMessage:
+    def _receive(self, timeout_s: float, what: str, late: str = "") -> pb.BotMessage:
         wall_left = self.limits.wall_seconds - (time.monotonic() - self._started)
         wait = max(0.0, min(timeout_s, wall_left))
         try:
             data = self._replies.get(timeout=wait)
         except queue.Empty:
+            if self._breach is not None:
+                raise self._breach from None
             if wait < timeout_s:
                 self.kill("wall")
                 raise SandboxFault(
@@ -190,7 +199,7 @@ class Sandbox:
                 ) from None
             self.kill("timeout")
             raise SandboxFault(
-                FaultCause.TIMEOUT, f"no answer to {what} within {timeout_s:g} s"
+                FaultCause.TIMEOUT, late or f"no answer to {what} within {timeout_s:g} s"
             ) from None
         if data is None:
             raise self._exited()
@@ -222,11 +231,53 @@ class Sandbox:
             self._replies.put(None)
 
     def _read_stderr(self) -> None:
+        """Keep the last ``STDERR_KEEP`` bytes, reading at most ``STDERR_RATE`` a second
+        after a first ``STDERR_BURST``: a bot that floods its stderr blocks on its own
+        full pipe, and costs the host a few reads a second."""
         assert self._proc is not None and self._proc.stderr is not None
-        while chunk := self._proc.stderr.read1(4096):  # type: ignore[attr-defined]
+        stream = self._proc.stderr
+        credit = float(STDERR_BURST)
+        last = time.monotonic()
+        while True:
+            now = time.monotonic()
+            credit = min(float(STDERR_BURST), credit + (now - last) * STDERR_RATE)
+            last = now
+            if credit < 4096:
+                if self._closing.wait((4096 - credit) / STDERR_RATE):
+                    credit = float(STDERR_BURST)  # closing: read what is left, once
+                continue
+            chunk = stream.read1(int(min(credit, 64 << 10)))  # type: ignore[attr-defined]
+            if not chunk:
+                return
+            credit -= len(chunk)
+            self.stderr_read += len(chunk)
             self._stderr += chunk
             if len(self._stderr) > 2 * STDERR_KEEP:
                 del self._stderr[:-STDERR_KEEP]
+            if self._closing.is_set() and len(chunk) < 4096:
+                return
+
+    def _watch(self) -> None:
+        """Kill the sandbox at a limit of the whole of it (``arena.hosting.cgroups``)."""
+        group, proc = self._group, self._proc
+        assert group is not None and proc is not None
+        limits = self.limits
+        while proc.poll() is None and not self._closing.wait(WATCH_EVERY):
+            try:
+                usage = group.usage()
+            except OSError:
+                continue
+            fault = limit_fault(
+                usage,
+                measured=group.mode == "measure",
+                memory_limit=limits.address_space,
+                cpu_seconds=limits.cpu_seconds,
+                processes=limits.processes,
+            )
+            if fault is not None:
+                self._breach = fault
+                self.kill("limit")
+                return
 
     def stderr_tail(self, lines: int = 20) -> str:
         text = bytes(self._stderr[-STDERR_KEEP:]).decode("utf-8", "replace")
@@ -240,10 +291,25 @@ class Sandbox:
         except subprocess.TimeoutExpired:
             self.kill("closed")
             code = self._proc.wait()
+        self._closing.set()
         if self._stderr_reader is not None:
             self._stderr_reader.join(timeout=5)  # the last lines, which say why
+        if self._breach is not None:
+            return self._breach
         if self._killed_for == "oversized":
             return SandboxFault(FaultCause.INVALID_OUTPUT, f"a reply frame over {MAX_REPLY} bytes")
+        if self._group is not None and self._group.mode != "measure":
+            try:
+                if self._group.usage().oom_kills:
+                    return limit_fault(
+                        cgroups.Usage(0, 0.0, 0, 1),
+                        measured=False,
+                        memory_limit=self.limits.address_space,
+                        cpu_seconds=self.limits.cpu_seconds,
+                        processes=self.limits.processes,
+                    ) or SandboxFault(FaultCause.MEMORY, "out of memory")
+            except OSError:
+                pass
         return exit_fault(
             code,
             memory_limit=self.limits.address_space,
@@ -253,8 +319,9 @@ class Sandbox:
         )
 
     def kill(self, why: str = "") -> None:
-        """Kill the whole sandbox (bwrap's pid namespace goes with it), then read what is
-        left of its stderr: the lines its owner sees are the last it wrote."""
+        """Kill the whole sandbox (bwrap's pid namespace goes with it, and every process of
+        its group), then read what is left of its stderr: the lines its owner sees are the
+        last it wrote."""
         if not self._killed_for:
             self._killed_for = why or "killed"
         proc = self._proc
@@ -267,6 +334,9 @@ class Sandbox:
                 proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 pass
+        if self._group is not None:
+            self._group.kill()
+        self._closing.set()
         reader = self._stderr_reader
         if reader is not None and reader is not threading.current_thread():
             reader.join(timeout=5)
@@ -274,6 +344,7 @@ class Sandbox:
     def close(self) -> None:
         proc = self._proc
         if proc is None:
+            self._release()
             return
         if proc.poll() is None:
             try:
@@ -284,22 +355,40 @@ class Sandbox:
                 pass
         self.kill("closed")
         proc.wait()
-        _give_uid(self.uid)
         self._proc = None
+        self._release()
+
+    def _release(self) -> None:
+        if self._group is not None:
+            self._group.remove()
+            self._group = None
+        if self.uid:
+            _give_uid(self.uid)
+            self.uid = 0
 
 
 def unpack(files: dict[str, bytes], into: str | None = None) -> str:
-    """Write a bot's files into a fresh directory the sandbox uid may read (not write)."""
-    root = tempfile.mkdtemp(prefix="avenue-bot-", dir=into)
-    os.chmod(root, 0o755)
+    """Write a bot's files into a fresh directory only root reads; the sandbox that runs
+    them is handed it (``_hand_over``) with its own uid as the only reader."""
+    root = tempfile.mkdtemp(prefix="avenue-bot-", dir=into)  # 0700
     for name, data in files.items():
         path = Path(root, name)
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
-        path.write_bytes(data)
-        path.chmod(0o644)
-    for dirpath, _dirs, _files in os.walk(root):
-        os.chmod(dirpath, 0o755)
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
     return root
+
+
+def _hand_over(code_dir: str, uid: int) -> None:
+    """The sandbox's uid (and no other user) may read its code, and may not change it."""
+    for dirpath, _dirs, names in os.walk(code_dir):
+        os.chown(dirpath, uid, uid, follow_symlinks=False)
+        os.chmod(dirpath, 0o500)
+        for name in names:
+            path = os.path.join(dirpath, name)
+            os.chown(path, uid, uid, follow_symlinks=False)
+            os.chmod(path, 0o400)
 
 
 def discard(code_dir: str) -> None:

@@ -18,7 +18,8 @@ from django.contrib.auth import get_user_model
 from arena.hosting import services
 from arena.hosting.checker import check_next
 from arena.hosting.host import serve_bot
-from arena.hosting.sandbox import Limits, SandboxUnavailable, check_available
+from arena.hosting.probe import check_available
+from arena.hosting.sandbox import Limits, SandboxUnavailable
 from arena.runner import HouseSeat, TimeControl
 from tests.protocol.harness import Arena, running_arena
 
@@ -202,7 +203,7 @@ def test_a_bot_host_that_goes_away_is_the_arenas_fault(arena: Arena) -> None:
                 time_control=TimeControl(decision_ms=60_000, bank_ms=0),
                 reconnect_grace_s=3.0,
             )
-            wait_for(lambda: bool(client.bot._boxes), 30, "the match's sandbox")
+            wait_for(lambda: client.bot.sandboxes_up() > 0, 30, "the match's sandbox")
         finally:
             client.stop()  # the host goes away mid-decision
             thread.join(30)

@@ -22,7 +22,8 @@ from django.test import Client
 
 from arena.hosting import services
 from arena.hosting.host import HostClient, serve_bot
-from arena.hosting.sandbox import SandboxUnavailable, check_available
+from arena.hosting.probe import check_available
+from arena.hosting.sandbox import SandboxUnavailable
 from arena.models import Bot, Match, MatchEndReason, MatchStatus
 from arena.runner.faults import FaultCause
 from arena.services import leagues as league_services

@@ -9,7 +9,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from arena.hosting.checker import check_next
-from arena.hosting.sandbox import SandboxUnavailable, check_available
+from arena.hosting.probe import check_available
+from arena.hosting.sandbox import SandboxUnavailable
 
 try:
     check_available()

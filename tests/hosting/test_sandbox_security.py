@@ -19,54 +19,12 @@ import pytest
 
 from arena.hosting import bwrap
 from arena.hosting import sandbox as sb
-from arena.hosting.check import CheckResult, run_check
-from arena.hosting.sandbox import Limits, SandboxUnavailable
+from arena.hosting.check import run_check
+from tests.hosting.hostile import GOOD, LIMITS, check, contained, hostile, require_sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
 
-try:
-    sb.check_available()
-except SandboxUnavailable as exc:  # pragma: no cover - make test installs bubblewrap
-    pytest.skip(f"no sandbox here: {exc}", allow_module_level=True)
-
-GOOD = b"""
-from avenue_sdk import Bot
-
-
-class Mine(Bot):
-    def decide(self, request):
-        return len(request.legal) - 1
-"""
-
-LIMITS = Limits(
-    cpu_seconds=5,
-    address_space=1 << 30,
-    processes=32,
-    open_files=64,
-    tmp_bytes=16 << 20,
-    wall_seconds=60,
-    load_seconds=30,
-)
-
-
-def hostile(body: str) -> dict[str, bytes]:
-    """A bot whose first decision runs ``body`` (indented into ``decide``)."""
-    code = "import os, socket, sys, time\nfrom avenue_sdk import Bot\n\n\nclass Mine(Bot):\n"
-    code += "    def decide(self, request):\n"
-    code += "".join(f"        {line}\n" for line in body.strip().splitlines())
-    code += "        return 0\n"
-    return {"mine.py": code.encode()}
-
-
-def check(files: dict[str, bytes], **kw: int) -> CheckResult:
-    return run_check(files, "mine:Mine", LIMITS, **kw)
-
-
-def contained(result: CheckResult, cause: str, says: str) -> None:
-    assert "ESCAPED" not in result.log, result.log
-    assert not result.passed, result.log
-    assert result.cause == cause, result.log
-    assert says in result.log, result.log
+require_sandbox()
 
 
 @pytest.fixture
@@ -159,9 +117,14 @@ raise SystemExit("nothing to read")
 
 def test_runs_as_its_own_uid_without_capabilities() -> None:
     body = """
-caps = [l for l in open("/proc/self/status") if l.startswith(("CapEff", "CapPrm", "CapBnd"))]
-if os.getuid() == 0 or any(int(l.split()[1], 16) for l in caps):
-    print("ESCAPED privileged", os.getuid(), caps, file=sys.stderr)
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+header = (ctypes.c_uint32 * 2)(0x20080522, 0)
+caps = (ctypes.c_uint32 * 6)()
+assert libc.capget(header, caps) == 0
+bounding = [c for c in range(41) if libc.prctl(23, c, 0, 0, 0) == 1]  # PR_CAPBSET_READ
+if os.getuid() == 0 or any(caps) or bounding:
+    print("ESCAPED privileged", os.getuid(), list(caps), bounding, file=sys.stderr)
 try:
     os.setuid(0)
     print("ESCAPED setuid", file=sys.stderr)

@@ -20,7 +20,8 @@ from arena.hosting import services
 from arena.hosting.checker import check_next
 from arena.hosting.host import serve_bot
 from arena.hosting.models import CodeVersion
-from arena.hosting.sandbox import Limits, SandboxUnavailable, check_available
+from arena.hosting.probe import check_available
+from arena.hosting.sandbox import Limits, SandboxUnavailable
 from arena.models import Bot, League, Participation
 from arena.ratings import versions
 from arena.ratings.models import START_RATING, BatchRating, LiveRating, VersionFit, VersionRating

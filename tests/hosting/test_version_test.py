@@ -14,7 +14,8 @@ from django.utils import timezone
 from arena.hosting import services, testlease, versiontest
 from arena.hosting.checker import check_next
 from arena.hosting.models import CodeVersion, VersionStatus, VersionTest, VersionTestStatus
-from arena.hosting.sandbox import SandboxUnavailable, check_available
+from arena.hosting.probe import check_available
+from arena.hosting.sandbox import SandboxUnavailable
 from arena.models import Bot, Match
 from arena.ratings.models import LiveRating, VersionRating
 from arena.services import owned_bots

@@ -11,7 +11,8 @@ from django.test import Client
 
 from arena.hosting.checker import check_next
 from arena.hosting.models import VersionTest
-from arena.hosting.sandbox import SandboxUnavailable, check_available
+from arena.hosting.probe import check_available
+from arena.hosting.sandbox import SandboxUnavailable
 from tests.hosting.test_pages import logged_in
 from tests.web.test_permissions import api_client
 

@@ -12,7 +12,8 @@ from django.db import IntegrityError, transaction
 from arena.hosting import services
 from arena.hosting.checker import check_next
 from arena.hosting.models import CodeVersion, VersionStatus
-from arena.hosting.sandbox import SandboxUnavailable, check_available
+from arena.hosting.probe import check_available
+from arena.hosting.sandbox import SandboxUnavailable
 from arena.services import owned_bots
 
 try:

@@ -23,7 +23,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from arena.hosting import services
 from arena.hosting.checker import check_next
 from arena.hosting.host import HostClient, serve_bot
-from arena.hosting.sandbox import Limits, SandboxUnavailable, check_available
+from arena.hosting.probe import check_available
+from arena.hosting.sandbox import Limits, SandboxUnavailable
 
 
 def _shard(text: str) -> tuple[int, int]:
