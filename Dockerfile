@@ -11,7 +11,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 WORKDIR /app
 
 # The bot host's sandbox (bwrap) and the uid switch inside it (setpriv, util-linux).
-RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap util-linux \
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap util-linux libseccomp2 \
     && rm -rf /var/lib/apt/lists/*
 
 # Dependencies first, so a code change does not reinstall them.

@@ -414,7 +414,15 @@ HOSTED_SANDBOX_LIMITS = {
     "processes": env_int("HOSTED_PROCESSES", default=32, minimum=4),
     "open_files": env_int("HOSTED_OPEN_FILES", default=64, minimum=16),
     "tmp_bytes": env_int("HOSTED_TMP_MB", default=64, minimum=1) << 20,
+    # cores the whole sandbox may keep busy at once, in hundredths (100: one core)
+    "cpu_cores": env_int("HOSTED_CPU_PERCENT", default=100, minimum=10) / 100,
+    # the upload check's time to load the bot (in a match, the first decision's allowance)
+    "load_seconds": float(env_int("HOSTED_LOAD_SECONDS", default=30, minimum=1)),
 }
+# How the limits above hold for a sandbox as a whole (arena.hosting.cgroups): "auto" (a
+# delegated cgroup v2 subtree, else cgroup v1, else the host's own measure), "v2" or "v1"
+# (the bot host refuses to start without it), or "measure".
+HOSTED_SANDBOX_CGROUP = env_str("HOSTED_SANDBOX_CGROUP", default="auto")
 # Host uids the sandboxes run as (one per sandbox at a time; no account needed): a range
 # no real user or service of the machine has.
 HOSTED_SANDBOX_UIDS = (

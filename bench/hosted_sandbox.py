@@ -6,7 +6,10 @@
 3. decision round trip of the same bot, hosted (framed pipes into its sandbox) beside the
    SDK's in-process seat of the local arena (``BotSeat``) in the same run: median and p90
    per decision over whole games against ``random``;
-4. matches at once: K sandboxes each playing one game at the same time, games per second.
+4. matches at once: K sandboxes each playing one game at the same time, games per second;
+5. what a bot flooding its stderr costs the host: the host process's CPU (all its threads,
+   from getrusage) over ``--flood-seconds`` while one sandbox floods, beside the same
+   window with one idle sandbox, in % of a core.
 
 (3) compares the sandbox's pipe path with the SDK's in-process path; a hosted bot beside a
 dial-in bot on one gateway, the bot host's idle streams and its matches at once are
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import secrets
 import statistics
 import sys
@@ -72,10 +76,45 @@ def rss_kib(uid: int) -> int:
     return total
 
 
-def started(code_dir: str) -> sb.Sandbox:
-    box = sb.Sandbox(code_dir, "bench:Bench", sb.Limits())
+class Started(sb.Sandbox):
+    """A sandbox of its own code directory (each is handed to its sandbox's uid alone)."""
+
+    def close(self) -> None:
+        super().close()
+        sb.discard(self.code_dir)
+
+
+def started(files: dict[str, bytes] | None = None, entry: str = "bench:Bench") -> Started:
+    box = Started(sb.unpack(files or {"bench.py": BOT}), entry, sb.Limits())
     box.start()
     return box
+
+
+FLOOD = b"""
+import os, threading
+from avenue_sdk import Bot
+
+
+def flood():
+    line = b"x" * 4095 + b"\\n"
+    while True:
+        os.write(2, line)
+
+
+class Flood(Bot):
+    def __init__(self):
+        threading.Thread(target=flood, daemon=True).start()
+"""
+
+
+def host_cpu_percent(box: sb.Sandbox, seconds: float) -> float:
+    """The host process's CPU over ``seconds`` beside ``box``, in % of one core."""
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    t = time.perf_counter()
+    time.sleep(seconds)
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    spent = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return 100 * spent / (time.perf_counter() - t)
 
 
 def game(seat: Seat) -> list[float]:
@@ -97,6 +136,7 @@ def main() -> None:
     parser.add_argument("--idle", type=int, default=40)
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--at-once", default="1,2,4,8")
+    parser.add_argument("--flood-seconds", type=float, default=5.0)
     args = parser.parse_args()
     print(probe.check_available(), f"on {os.cpu_count()} cores")
     code_dir = sb.unpack({"bench.py": BOT})
@@ -105,7 +145,7 @@ def main() -> None:
         times = []
         for _ in range(args.starts):
             t = time.perf_counter()
-            box = started(code_dir)
+            box = started()
             times.append((time.perf_counter() - t) * 1000)
             box.close()
         print(
@@ -117,7 +157,7 @@ def main() -> None:
         boxes = []
         t = time.perf_counter()
         for _ in range(args.idle):
-            boxes.append(started(code_dir))
+            boxes.append(started())
         spent = time.perf_counter() - t
         per = [rss_kib(b.uid) for b in boxes]
         print(
@@ -136,7 +176,7 @@ def main() -> None:
         hosted: list[float] = []
         for _ in range(args.games):
             inproc += game(BotSeat(load_bot_class("bench:Bench"), "inproc"))
-            box = started(code_dir)
+            box = started()
             try:
                 hosted += game(SandboxSeat(box, "hosted"))
             finally:
@@ -159,7 +199,7 @@ def main() -> None:
         for k in (int(x) for x in args.at_once.split(",")):
 
             def one(_: int) -> None:
-                box = started(code_dir)
+                box = started()
                 try:
                     game(SandboxSeat(box, "hosted"))
                 finally:
@@ -172,6 +212,21 @@ def main() -> None:
             print(
                 f"  {k:2d} at once: {k * 2} games (sandbox start included) in {spent:.1f} s, "
                 f"{k * 2 / spent:.1f} games/s"
+            )
+
+        # 5. a stderr flood's cost to the host, beside an idle sandbox in the same run
+        for label, files, entry in (
+            ("idle sandbox       ", None, "bench:Bench"),
+            ("flooding its stderr", {"flood.py": FLOOD}, "flood:Flood"),
+        ):
+            box = started(files, entry)
+            try:
+                cost = host_cpu_percent(box, args.flood_seconds)
+            finally:
+                box.close()
+            print(
+                f"  host CPU beside one {label}: {cost:.1f}% of a core over "
+                f"{args.flood_seconds:g} s (stderr read {box.stderr_read:,} bytes)"
             )
     finally:
         sb.discard(code_dir)

@@ -74,7 +74,7 @@ STDERR_BURST = 256 << 10
 #: how long the sandbox's own setup may take (the arena's part of a start)
 SETUP_SECONDS = 60.0
 #: seconds between two looks at the sandbox's group (memory, CPU, processes)
-WATCH_EVERY = 0.1
+WATCH_EVERY = 0.25
 
 
 class SandboxSetupError(RuntimeError):
