@@ -85,7 +85,7 @@ DEPTH_LIMIT = 16  # DEFAULT.depth
 
 
 def test_the_default_limits() -> None:
-    got = (DEFAULT.name_bytes, DEFAULT.path_bytes, DEFAULT.depth, DEFAULT.files)  # type: ignore[attr-defined]
+    got = (DEFAULT.name_bytes, DEFAULT.path_bytes, DEFAULT.depth, DEFAULT.files)
     assert got == (NAME_LIMIT, PATH_LIMIT, DEPTH_LIMIT, 500)
 
 
