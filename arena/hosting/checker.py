@@ -38,7 +38,7 @@ def check_next(checker: str, limits: Limits | None = None) -> CodeVersion | None
         )
     except Exception as exc:
         log.exception(
-            "the check of %s v%s (attempt %s) failed on this host",
+            "the check of bot %s v%s (attempt %s) failed on this host",
             version.bot_id,
             version.number,
             version.check_attempts,
