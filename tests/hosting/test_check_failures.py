@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import io
+import tempfile
 import zipfile
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -123,10 +125,12 @@ def test_a_failed_check_waits_before_its_next_attempt(
     ids=["name-300", "path-5000", "file-then-folder", "folder-then-file", "not-a-zip"],
 )
 def test_a_stored_archive_no_host_can_unpack_is_rejected(
-    bot: Bot, archive: bytes, says: str
+    bot: Bot, archive: bytes, says: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The real check (run_check unpacks before any sandbox starts): each of these raised
     out of check_next, and so out of the bot host's loop."""
+    # a failed unpack leaves its half-written folder behind (sandbox.unpack): here, not in /tmp
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     version = stored(bot, archive)
     assert check_next("host-a") is not None
     v = fresh(version)

@@ -298,7 +298,9 @@ def test_a_bot_host_survives_versions_it_cannot_check(arena: Arena) -> None:
     services.finish_check(v1.pk, "host-test", True, "passed by hand: not what is tested here")
     broken = services.do_create_hosted_bot(owner, "fay-broken")  # never served: no version
     log = arena.tmp / "bothost.log"
-    host = _bothost(arena, log, HOSTED_CHECK_RETRY_SECONDS="1")
+    unpacked = arena.tmp / "unpacked"  # a failed unpack leaves its folder (sandbox.unpack)
+    unpacked.mkdir()
+    host = _bothost(arena, log, HOSTED_CHECK_RETRY_SECONDS="1", TMPDIR=str(unpacked))
 
     def host_alive() -> bool:
         if host.poll() is not None:
