@@ -429,6 +429,9 @@ HOSTED_SANDBOX_UIDS = (
     env_int("HOSTED_UID_FIRST", default=61000, minimum=1000),
     env_int("HOSTED_UID_LAST", default=61999, minimum=1000),
 )
+# A version whose check raised (no verdict) is tried again this long after, by any bot host;
+# the second such failure rejects it (arena.hosting.services.MAX_CHECK_ATTEMPTS).
+HOSTED_CHECK_RETRY_SECONDS = env_int("HOSTED_CHECK_RETRY_SECONDS", default=60, minimum=0)
 # Uploads: arena.hosting.archives.UploadLimits.
 HOSTED_UPLOAD_LIMITS = {
     "upload_bytes": env_int("HOSTED_UPLOAD_KB", default=1024, minimum=1) << 10,

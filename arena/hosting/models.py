@@ -48,6 +48,9 @@ class CodeVersion(models.Model):
     #: the bot host checking it, and until when (another may take over after)
     checker = models.CharField(max_length=128, blank=True)
     check_lease_until = models.DateTimeField(null=True, blank=True)
+    #: claims of the check so far (``services.claim_check``): a version whose check ended
+    #: without a verdict this often (the check raised, or its host died) is rejected
+    check_attempts = models.PositiveSmallIntegerField(default=0)
     active = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     checked_at = models.DateTimeField(null=True, blank=True)

@@ -371,12 +371,16 @@ def unpack(files: dict[str, bytes], into: str | None = None) -> str:
     """Write a bot's files into a fresh directory only root reads; the sandbox that runs
     them is handed it (``_hand_over``) with its own uid as the only reader."""
     root = tempfile.mkdtemp(prefix="avenue-bot-", dir=into)  # 0700
-    for name, data in files.items():
-        path = Path(root, name)
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
+    try:
+        for name, data in files.items():
+            path = Path(root, name)
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+    except BaseException:
+        discard(root)  # nothing half-written is left behind
+        raise
     return root
 
 

@@ -3,12 +3,15 @@
 
 A version is uploaded as ``checking``; a bot host claims it (``claim_check``, a lease so
 that a host that dies leaves it to another), plays the check in a sandbox and records the
-verdict (``finish_check``): a passing version becomes the active one at once.
+verdict (``finish_check``): a passing version becomes the active one at once. A check that
+ends without a verdict (it raised: ``fail_check``; or its host died and the lease ran out)
+is tried again, up to ``MAX_CHECK_ATTEMPTS`` claims; then the version is rejected, with
+what happened in its check log, instead of being claimed (and failing a host) for ever.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -30,6 +33,8 @@ if TYPE_CHECKING:
 MAX_VERSIONS_PER_BOT = 50
 #: how long a bot host may take over a check before another takes it over
 CHECK_LEASE = timedelta(minutes=5)
+#: claims of one version's check that may end without a verdict before it is rejected
+MAX_CHECK_ATTEMPTS = 2
 
 
 class HostingError(ValueError):
@@ -192,23 +197,98 @@ def served_bots() -> list[Bot]:
     )
 
 
+def check_retry_after() -> timedelta:
+    """How long a version whose check raised waits before its next attempt (so that a
+    passing trouble of one host, or another host, may give it its verdict)."""
+    return timedelta(seconds=getattr(settings, "HOSTED_CHECK_RETRY_SECONDS", 60))
+
+
+def _add_to_log(version: CodeVersion, line: str) -> None:
+    version.check_log = ((version.check_log + "\n") if version.check_log else "") + line
+    version.check_log = version.check_log[-20_000:]
+
+
 @transaction.atomic
 def claim_check(checker: str) -> CodeVersion | None:
     """The oldest version waiting for its check (or whose checker's lease ran out), now
-    leased to ``checker``; None when there is none."""
+    leased to ``checker`` (one more of its ``check_attempts``); None when there is none.
+
+    A version whose lease ran out holds a claim that gave no verdict (its host died or hung
+    mid-check); one that has had ``MAX_CHECK_ATTEMPTS`` claims is rejected here, with the
+    reason in its check log, and the next waiting version is claimed instead."""
     now = timezone.now()
+    while True:
+        version = (
+            CodeVersion.objects.select_for_update(skip_locked=True)
+            .filter(status=VersionStatus.CHECKING)
+            .exclude(check_lease_until__gt=now)
+            .order_by("created_at")
+            .first()
+        )
+        if version is None:
+            return None
+        if version.checker and version.check_attempts:
+            # claimed before and neither finished nor failed by its host (fail_check
+            # clears the checker): the host stopped or died mid-check
+            _add_to_log(
+                version,
+                f"attempt {version.check_attempts}: no verdict within the check's lease "
+                f"({CHECK_LEASE.total_seconds() / 60:g} minutes): its bot host stopped or "
+                "died mid-check",
+            )
+        if version.check_attempts >= MAX_CHECK_ATTEMPTS:
+            _reject_unchecked(version, now)
+            continue
+        version.checker = checker[:128]
+        version.check_lease_until = now + CHECK_LEASE
+        version.check_attempts += 1
+        version.save(update_fields=["checker", "check_lease_until", "check_attempts", "check_log"])
+        return version
+
+
+def _reject_unchecked(version: CodeVersion, now: datetime) -> None:
+    """Inside a transaction: ``version``, whose check failed ``MAX_CHECK_ATTEMPTS`` times
+    without a verdict, is rejected."""
+    _add_to_log(
+        version,
+        f"REJECTED: the check itself failed {_times(version.check_attempts)} (it could not "
+        "be played to a verdict, see above); this version will not be checked again. Upload "
+        "it again, changed if the reason above points at your archive.",
+    )
+    version.status = VersionStatus.REJECTED
+    version.checked_at = now
+    version.check_lease_until = None
+    version.save(update_fields=["status", "check_log", "checked_at", "check_lease_until"])
+
+
+def _times(n: int) -> str:
+    return {1: "once", 2: "twice"}.get(n, f"{n} times")
+
+
+@transaction.atomic
+def fail_check(version_id: int, checker: str, reason: str) -> CodeVersion | None:
+    """Record that ``checker``'s check of the version ended without a verdict (the check
+    raised: a stored archive no host can unpack, a bug, the host's own trouble), if it
+    still holds the version: tried again after ``check_retry_after()``, or rejected once
+    it has had ``MAX_CHECK_ATTEMPTS`` claims. ``reason`` is for the owner's check log."""
     version = (
-        CodeVersion.objects.select_for_update(skip_locked=True)
-        .filter(status=VersionStatus.CHECKING)
-        .exclude(check_lease_until__gt=now)
-        .order_by("created_at")
+        CodeVersion.objects.select_for_update()
+        .filter(pk=version_id, status=VersionStatus.CHECKING, checker=checker[:128])
         .first()
     )
     if version is None:
         return None
-    version.checker = checker[:128]
-    version.check_lease_until = now + CHECK_LEASE
-    version.save(update_fields=["checker", "check_lease_until"])
+    now = timezone.now()
+    _add_to_log(
+        version, f"attempt {version.check_attempts}: the check itself failed: {reason[:2000]}"
+    )
+    if version.check_attempts >= MAX_CHECK_ATTEMPTS:
+        _reject_unchecked(version, now)
+        return version
+    # released: any host may try again once the wait is over
+    version.checker = ""
+    version.check_lease_until = now + check_retry_after()
+    version.save(update_fields=["checker", "check_lease_until", "check_log"])
     return version
 
 
@@ -224,7 +304,9 @@ def finish_check(version_id: int, checker: str, passed: bool, log: str) -> CodeV
     if version is None:
         return None
     version.status = VersionStatus.READY if passed else VersionStatus.REJECTED
-    version.check_log = log[-20_000:]
+    # what earlier attempts that gave no verdict left in the log stays above this one's
+    version.check_log = ((version.check_log + "\n\n") if version.check_log else "") + log
+    version.check_log = version.check_log[-20_000:]
     version.checked_at = timezone.now()
     version.check_lease_until = None
     version.save(update_fields=["status", "check_log", "checked_at", "check_lease_until"])

@@ -3,7 +3,10 @@ switch back; bad uploads answer 400 with the reason, never a 500."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
+from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
@@ -18,6 +21,17 @@ except SandboxUnavailable as exc:  # pragma: no cover - make test installs bubbl
     pytest.skip(f"no sandbox here: {exc}", allow_module_level=True)
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def local_cache(settings) -> Iterator[None]:  # noqa: ANN001 - pytest-django's settings
+    """A private in-process cache per test (as tests/web/ has): the API's rate-limit
+    counters (log-ins, requests) never add up across the cases here or other runs."""
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    cache.clear()
+    yield
+    cache.clear()
+
 
 BOT = b"from avenue_sdk import Bot\n\n\nclass Mine(Bot):\n    pass\n"
 
@@ -69,3 +83,52 @@ def test_bad_uploads_answer_400(filename: str, data: bytes, entry: str, says: st
     answer = upload(ann, "ann-h2", filename, data, entry)
     assert answer.status_code == 400, answer.content
     assert says in answer.content.decode()
+
+
+def zipped(names: list[str]) -> bytes:
+    import io
+    import zipfile
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("mine.py", BOT)
+        for name in names:
+            z.writestr(name, b"")
+    return out.getvalue()
+
+
+LONG = "n" * 300
+
+
+@pytest.mark.parametrize(
+    ("filename", "data", "entry", "says"),
+    [
+        # each passed every check before (201, then the bot host died unpacking it)
+        (
+            "mine.zip",
+            zipped([LONG]),
+            "mine:Mine",
+            "300 bytes; a file or folder name may be at most 100",
+        ),
+        ("mine.zip", zipped([f"{LONG}/x.py"]), "mine:Mine", "at most 100 bytes"),
+        ("mine.zip", zipped(["/".join(["p" * 99] * 3)]), "mine:Mine", "the path is 299 bytes"),
+        ("mine.zip", zipped(["d/" * 16 + "x.py"]), "mine:Mine", "17 names deep"),
+        ("mine.zip", zipped(["x", "x/y.py"]), "mine:Mine", "'x' is a file, and also a folder"),
+        ("mine.zip", zipped(["x/y.py", "x"]), "mine:Mine", "'x' is a file, and also a folder"),
+        ("mine.zip", zipped(["X.py", "x.py"]), "mine:Mine", "differ only in case"),
+        ("mine.zip", zipped([f"{i}.py" for i in range(500)]), "mine:Mine", "more than 500 files"),
+        ("m" * 150 + ".py", BOT, "m" * 150 + ":Mine", "153 bytes; a file or folder name"),
+        # longer than its column: a 500 (a database error) before
+        ("m" * 250 + ".py", BOT, "m" * 250 + ":Mine", "the entry point is 255 characters"),
+    ],
+)
+def test_names_no_bot_host_could_unpack_answer_400(
+    filename: str, data: bytes, entry: str, says: str
+) -> None:
+    ann, _ = api_client("ann3")
+    ann.post("/api/hosted/", {"name": "ann-h3"}, content_type="application/json")
+    answer = upload(ann, "ann-h3", filename, data, entry)
+    assert answer.status_code == 400, answer.content
+    assert answer.json()["code"] == "invalid_upload", answer.content
+    assert says in answer.json()["error"], answer.content
+    assert ann.get("/api/bots/ann-h3/versions/").json()["versions"] == []  # nothing stored

@@ -226,7 +226,7 @@ class Mine(Bot):
 """
 
 
-def _bothost(arena: Arena, log: Path) -> subprocess.Popen[bytes]:
+def _bothost(arena: Arena, log: Path, **env: str) -> subprocess.Popen[bytes]:
     """``manage.py runbothost`` as a real process, serving this test's database."""
     from django.conf import settings
     from django.db import connection
@@ -241,10 +241,140 @@ def _bothost(arena: Arena, log: Path) -> subprocess.Popen[bytes]:
             [sys.executable, "manage.py", "runbothost", "--gateway", arena.address]
             + ["--poll", "0.5"],
             cwd=ROOT,
-            env=bot_env(DATABASE_URL=url),
+            env=bot_env(DATABASE_URL=url, **env),
             stdout=out,
             stderr=subprocess.STDOUT,
         )
+
+
+def _stored(bot_pk: int, number: int, archive: bytes) -> int:
+    """A version of bot ``bot_pk`` whose stored archive is ``archive`` as is, waiting for
+    its check: bypassing the upload checks, as a version stored before them (or one a
+    future checker bug lets through) would."""
+    import hashlib
+
+    from arena.hosting.models import CodeVersion
+
+    return CodeVersion.objects.create(
+        bot_id=bot_pk,
+        number=number,
+        archive=archive,
+        sha256=hashlib.sha256(archive).hexdigest(),
+        entry_point="mine:Mine",
+        filename="mine.zip",
+        size=len(archive),
+    ).pk
+
+
+def _zipped(names: list[str]) -> bytes:
+    import io
+    import zipfile
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        z.writestr("mine.py", GOOD)
+        for name in names:
+            z.writestr(name, b"X = 1\n")
+    return out.getvalue()
+
+
+def test_a_bot_host_survives_versions_it_cannot_check(arena: Arena) -> None:
+    """A real ``runbothost`` serving a good hosted bot while it checks stored versions
+    whose archives no host can unpack (a 300-byte name, a 5,000-byte path, a file that
+    is also a folder, in both orders, bytes that are no zip): the check of each raises in
+    the host. The host stays up, the good bot's stream never drops and its matches are
+    played through, and each bad version ends rejected with the reason in its check log
+    after two attempts. Before the guard, the first such check killed the host (and with
+    it every hosted bot's stream), and every replica re-claimed the version after the
+    lease and died again."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from arena.hosting.models import CodeVersion, VersionStatus
+    from tests.protocol.harness import wait_for
+
+    owner = get_user_model().objects.create_user("fay", password="pw-pw-pw-pw")
+    good = services.do_create_hosted_bot(owner, "fay-served")
+    v1 = services.do_upload(owner, good, "mine.py", GOOD, "mine:Mine")
+    services.claim_check("host-test")
+    services.finish_check(v1.pk, "host-test", True, "passed by hand: not what is tested here")
+    broken = services.do_create_hosted_bot(owner, "fay-broken")  # never served: no version
+    log = arena.tmp / "bothost.log"
+    unpacked = arena.tmp / "unpacked"  # a failed unpack leaves its folder (sandbox.unpack)
+    unpacked.mkdir()
+    host = _bothost(arena, log, HOSTED_CHECK_RETRY_SECONDS="1", TMPDIR=str(unpacked))
+
+    def host_alive() -> bool:
+        if host.poll() is not None:
+            raise AssertionError(f"the bot host died:\n{log.read_text()[-3000:]}")
+        return True
+
+    try:
+        wait_for(lambda: "serving fay-served" in log.read_text(), 60, "the host to serve")
+        arena.wait_connected(good.name, timeout=60)
+        connected = arena.stats()["connected"]
+        crafted = {
+            "n" * 300: _zipped(["n" * 300]),
+            "a path of 5,000 bytes": _zipped(["/".join(["p" * 99] * 50)]),
+            "x, then x/y.py": _zipped(["x", "x/y.py"]),
+            "x/y.py, then x": _zipped(["x/y.py", "x"]),
+            "no zip": b"PK\x03\x04 not a zip at all",
+        }
+        bad = [_stored(broken.pk, n, archive) for n, archive in enumerate(crafted.values(), 1)]
+        with ThreadPoolExecutor(1) as pool:
+            # a match while the host checks them, one after another
+            playing = pool.submit(
+                arena.play, [arena.remote(good.name), HouseSeat("random", 3)], seed=21
+            )
+            wait_for(
+                lambda: (
+                    host_alive()
+                    and CodeVersion.objects.filter(pk__in=bad, check_attempts__gte=1).count()
+                    == len(bad)
+                ),
+                120,
+                "the host to try every bad version",
+            )
+            outcome = playing.result(timeout=180)
+        assert not outcome.faults and outcome.result is not None, outcome.to_json()
+
+        def all_rejected() -> bool:
+            waiting = CodeVersion.objects.filter(pk__in=bad, status=VersionStatus.CHECKING)
+            return host_alive() and not waiting.exists()
+
+        wait_for(all_rejected, 180, "every bad version to be rejected")
+        for pk, what in zip(bad, crafted, strict=True):
+            v = CodeVersion.objects.get(pk=pk)
+            assert (v.status, v.check_attempts, v.active) == ("rejected", 2, False), (what, v)
+            assert v.check_log.count("the check itself failed: ") == 2, (what, v.check_log)
+            assert "REJECTED: the check itself failed twice" in v.check_log, (what, v.check_log)
+        said = {
+            what: CodeVersion.objects.get(pk=pk).check_log.splitlines()[0]
+            for pk, what in zip(bad, crafted, strict=True)
+        }
+        assert "OSError: [Errno 36] File name too long" in said["n" * 300], said
+        assert "File name too long" in said["a path of 5,000 bytes"], said
+        assert "FileExistsError" in said["x, then x/y.py"], said
+        assert "IsADirectoryError" in said["x/y.py, then x"], said
+        assert "BadZipFile" in said["no zip"], said
+
+        # still the same host and the same stream: another match, and no reconnect
+        outcome = arena.play([arena.remote(good.name), HouseSeat("random", 3)], seed=22)
+        assert not outcome.faults and outcome.result is not None, outcome.to_json()
+        assert host.poll() is None
+        assert arena.stats()["connected"] == connected
+        text = log.read_text()
+        assert text.count("serving fay-served") == 1, text
+        assert "failed on this host" in text and "Traceback" in text  # the host's own log
+        assert services.active_version(good) is not None
+        assert services.active_version(good).pk == v1.pk  # type: ignore[union-attr]
+    finally:
+        host.send_signal(signal.SIGTERM)
+        try:
+            host.wait(60)
+        except subprocess.TimeoutExpired:
+            host.kill()
+            raise
+    assert host.returncode == 0, log.read_text()[-4000:]
 
 
 def test_a_bot_host_killed_mid_match_voids_it_and_the_rerun_counts(arena: Arena, settings) -> None:  # noqa: ANN001

@@ -6,11 +6,17 @@ Then, until SIGTERM: checks uploaded versions one at a time, each in a fresh san
 (``arena.hosting.checker``), and holds the gateway stream of every active hosted bot of its
 shard (``arena.hosting.host``: a fresh sandbox per match). Replicas split the bots by
 ``--shard I/N`` (bot id modulo N); checks are shared through their lease.
+
+Nothing one check or one look at the database raises stops the host (every hosted bot's
+stream would drop with it): a check that raises is recorded on its version by
+``check_next``; anything else (the database unreachable) is logged with its traceback and
+the loop goes on at its next poll.
 """
 
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import signal
 import socket
@@ -19,12 +25,16 @@ from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import close_old_connections
 
 from arena.hosting import services
 from arena.hosting.checker import check_next
 from arena.hosting.host import HostClient, serve_bot
+from arena.hosting.models import VersionStatus
 from arena.hosting.probe import check_available
 from arena.hosting.sandbox import Limits, SandboxUnavailable
+
+log = logging.getLogger(__name__)
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -75,16 +85,34 @@ class Command(BaseCommand):
         served: dict[int, tuple[HostClient, threading.Thread]] = {}
         try:
             while not stop.is_set():
-                checked = check_next(name, limits)
+                try:
+                    checked = check_next(name, limits)
+                except Exception:
+                    # claiming or recording failed (the check's own failures are recorded
+                    # by check_next): the version's lease runs out and counts as an attempt
+                    if options["once"]:
+                        raise
+                    log.exception("bot host %s: looking for a version to check failed", name)
+                    close_old_connections()  # a broken connection is opened afresh next time
+                    checked = None
                 if checked is not None:
                     self.stdout.write(
                         f"checked {checked.bot.name} v{checked.number}: {checked.status}"
+                        + (
+                            f" (attempt {checked.check_attempts} failed)"
+                            if checked.status == VersionStatus.CHECKING
+                            else ""
+                        )
                     )
                     self.stdout.flush()
                     continue
                 if options["once"]:
                     return
-                self._serve(served, index, count, gateway, limits, options["max_matches"])
+                try:
+                    self._serve(served, index, count, gateway, limits, options["max_matches"])
+                except Exception:
+                    log.exception("bot host %s: updating the served bots failed", name)
+                    close_old_connections()
                 stop.wait(options["poll"])
         finally:
             for client, _thread in served.values():
