@@ -29,16 +29,14 @@ code, until its hello, is the bot's (``SandboxFault``). The host and the child
 
 from __future__ import annotations
 
+import logging
 import os
 import queue
-import shutil
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from agent_avenue.v1 import arena_pb2 as pb
 from arena.hosting import cgroups
@@ -50,6 +48,7 @@ from arena.hosting.bwrap import (
     command,
 )
 from arena.hosting.child import HEADER
+from arena.hosting.codedir import discard, hand_over, unpack
 from arena.hosting.faults import SandboxFault, exit_fault, limit_fault, oom_kills
 from avenue_sdk.protocol.faults import FaultCause
 
@@ -62,6 +61,8 @@ __all__ = [
     "discard",
     "unpack",
 ]
+
+log = logging.getLogger("arena.hosting")
 
 #: a reply frame larger than this is not an answer (the gateway's own limit is 1 MiB)
 MAX_REPLY = 1 << 20
@@ -115,7 +116,7 @@ class Sandbox:
         self._started = time.monotonic()
         try:
             self.uid = _take_uid()
-            _hand_over(self.code_dir, self.uid)
+            hand_over(self.code_dir, self.uid)
             quota = cgroups.Quota(
                 self.limits.address_space, self.limits.processes, self.limits.cpu_cores
             )
@@ -363,37 +364,27 @@ class Sandbox:
             self._group.remove()
             self._group = None
         if self.uid:
-            _give_uid(self.uid)
+            if _uid_gone(self.uid):
+                _give_uid(self.uid)
+            else:  # never handed to the next sandbox while a process of this one lives
+                log.warning("sandbox uid %d still has processes; it is not reused", self.uid)
             self.uid = 0
 
 
-def unpack(files: dict[str, bytes], into: str | None = None) -> str:
-    """Write a bot's files into a fresh directory only root reads; the sandbox that runs
-    them is handed it (``_hand_over``) with its own uid as the only reader."""
-    root = tempfile.mkdtemp(prefix="avenue-bot-", dir=into)  # 0700
-    try:
-        for name, data in files.items():
-            path = Path(root, name)
-            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-            with os.fdopen(fd, "wb") as out:
-                out.write(data)
-    except BaseException:
-        discard(root)  # nothing half-written is left behind
-        raise
-    return root
-
-
-def _hand_over(code_dir: str, uid: int) -> None:
-    """The sandbox's uid (and no other user) may read its code, and may not change it."""
-    for dirpath, _dirs, names in os.walk(code_dir):
-        os.chown(dirpath, uid, uid, follow_symlinks=False)
-        os.chmod(dirpath, 0o500)
-        for name in names:
-            path = os.path.join(dirpath, name)
-            os.chown(path, uid, uid, follow_symlinks=False)
-            os.chmod(path, 0o400)
-
-
-def discard(code_dir: str) -> None:
-    shutil.rmtree(code_dir, ignore_errors=True)
+def _uid_gone(uid: int, timeout: float = 5.0) -> bool:
+    """Wait until no process of ``uid`` is left (killed ones are reaped a moment later)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        alive = False
+        for entry in os.scandir("/proc"):
+            try:
+                if entry.name.isdigit() and entry.stat().st_uid == uid:
+                    alive = True
+                    break
+            except OSError:
+                continue
+        if not alive:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.01)

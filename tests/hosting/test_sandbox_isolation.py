@@ -315,3 +315,24 @@ def test_a_good_bot_still_plays_under_all_of_it() -> None:
     finally:
         box.close()
         discard(code_dir)
+
+
+def test_the_probe_refuses_a_sandbox_that_cannot_isolate_its_keyring(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With a filter that refuses even joining a new session keyring, the child cannot
+    leave the host's: the sandbox does not come up and the bot host does not start."""
+    import errno
+
+    from arena.hosting import probe
+    from arena.hosting.sandbox import SandboxUnavailable
+
+    f = seccomp._Filter(seccomp._library())
+    try:
+        f.rule("keyctl", errno.EPERM)
+        no_keyring = f.export()
+    finally:
+        f.release()
+    monkeypatch.setattr(seccomp, "program", lambda: no_keyring)
+    with pytest.raises(SandboxUnavailable, match="cannot isolate its keyring"):
+        probe.check_available()
