@@ -1,5 +1,19 @@
 # One image for every process of the arena (web, gateway, worker, beat, migrate);
 # docker-compose.yml picks the command. Installs exactly the versions in requirements.lock.
+
+# The rules core compiled with mypyc, in place beside its sources as `make install` builds
+# it (referee/_selection.py runs it): a stage of its own, so that the C compiler stays out
+# of the image.
+FROM python:3.11-slim AS engine
+RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /build
+COPY requirements.lock ./
+COPY referee ./referee
+RUN python -m pip install --no-cache-dir -c requirements.lock mypy setuptools \
+    && cd referee && AVENUE_ENGINE_COMPILE=1 python setup.py -q build_ext --inplace \
+    && rm -rf build && ls *.so _compiled.json
+
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -23,6 +37,8 @@ RUN python -c "import tomllib; print(chr(10).join(tomllib.load(open('pyproject.t
     && python -m pip install -c requirements.lock -r /tmp/runtime-requirements.txt ./sdk
 
 COPY . .
+# every process plays with the compiled engine (its log and `manage.py demo` say which)
+COPY --from=engine /build/referee/*.so /build/referee/_compiled.json ./referee/
 
 # Static files are served by WhiteNoise from var/static; collected at build time.
 RUN DEBUG=0 SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput \

@@ -14,6 +14,10 @@ LOCK   := requirements.lock
 # The rules engine compiled with mypyc, in a venv of its own beside the pure-Python one:
 # tests/referee/test_compiled.py plays the same games through both, bench/referee_speed.py
 # times both. Rebuilt whenever a referee source changes.
+# ... and in place in the checkout (referee/*.so beside the sources), so that every process
+# that plays games from the checkout (workers, the demo, the bot host, the SDK's local arena)
+# runs it; referee/_selection.py runs the sources instead when they changed since.
+INPLACE_STAMP  := referee/_compiled.json
 COMPILED_VENV  := $(VENV)/compiled
 COMPILED_PY    := $(COMPILED_VENV)/bin/python
 COMPILED_STAMP := $(COMPILED_VENV)/.installed
@@ -35,7 +39,7 @@ MYPY_PATHS = $(wildcard arena leaderboard workers referee scripts tests sdk/aven
 
 section = @printf '\n==== %s ====\n' "$(1)"
 
-.PHONY: help install demo test lint ruff mypy imports test-referee test-referee-compiled proto lock clean
+.PHONY: help install demo test lint ruff mypy imports test-referee test-referee-pure proto lock clean
 
 help:
 	@echo "make demo    main job: install, migrate (SQLite), demo league with an SDK bot, serve site + API + gateway on $(HOST):$(PORT)"
@@ -78,7 +82,21 @@ $(COMPILED_STAMP): referee/pyproject.toml referee/setup.py referee/_build/backen
 	  $(COMPILED_PY) -m pip install --quiet --no-deps ./referee
 	@touch $@
 
-install: $(STAMP) $(COMPILED_STAMP)
+# Built in place with the venv's own mypy (from the lock). No C compiler: a warning, and
+# every process runs the pure engine (saying so).
+$(INPLACE_STAMP): referee/setup.py referee/_build/backend.py referee/_build/mypyc.ini \
+		$(wildcard referee/*.py) | $(STAMP)
+	$(call section,compiled engine (mypyc) in place: referee/*.so)
+	@cd referee && rm -f *.so _compiled.json && \
+	  if AVENUE_ENGINE_COMPILE=1 ../$(PY) setup.py -q build_ext --inplace > ../$(VENV)/engine-build.log 2>&1; then \
+	    rm -rf build; echo "built: $$(ls *.so | wc -l) modules (log: $(VENV)/engine-build.log)"; \
+	  else \
+	    rm -rf build *.so _compiled.json; \
+	    echo "WARNING: the compiled engine could not be built (see $(VENV)/engine-build.log);"; \
+	    echo "         every process runs the pure Python engine (about a third as fast)."; \
+	  fi
+
+install: $(STAMP) $(INPLACE_STAMP) $(COMPILED_STAMP)
 
 # ---------------------------------------------------------------- main job
 
@@ -104,13 +122,14 @@ test: install
 	$(call section,import contract (lint-imports))
 	$(VENV)/bin/lint-imports --no-cache
 	$(call section,pytest)
-	@set +e; $(VENV)/bin/pytest $(PYTEST_ARGS); rc=$$?; \
+	@set +e; AVENUE_ENGINE_EXPECT=$$($(PY) -c 'import referee; print(referee.ENGINE)') \
+	  $(VENV)/bin/pytest $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then \
 	  echo "ERROR: pytest collected no tests (exit code 5); a suite that runs nothing is a failure."; \
 	  exit 1; \
 	fi; exit $$rc
-	$(call section,referee tests on the compiled engine (mypyc))
-	$(MAKE) --no-print-directory test-referee-compiled PYTEST_ARGS=
+	$(call section,referee tests on the pure Python engine (AVENUE_ENGINE=pure))
+	$(MAKE) --no-print-directory test-referee-pure PYTEST_ARGS=
 
 lint: install ruff mypy imports
 
@@ -135,15 +154,12 @@ test-referee: install
 	if [ $$rc -eq 5 ]; then echo "ERROR: pytest collected no tests under tests/referee."; exit 1; fi; \
 	exit $$rc
 
-# The same tests on the compiled engine: its site-packages first on sys.path, and the repo
-# root (pytest's pythonpath, which would import referee/'s source) replaced by a directory
-# holding only tests/; test_compiled.py checks which build the tests imported.
-test-referee-compiled: install
-	@set +e; site=$$($(COMPILED_PY) -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])'); \
-	only_tests=$$(mktemp -d); ln -s $(CURDIR)/tests $$only_tests/tests; \
-	PYTHONPATH=$$site AVENUE_ENGINE_EXPECT=compiled $(VENV)/bin/pytest -p no:django \
-	  -W ignore::pytest.PytestConfigWarning -o pythonpath=$$only_tests -p no:cacheprovider \
-	  tests/referee $(PYTEST_ARGS); rc=$$?; rm -rf $$only_tests; \
+# The same tests on the pure Python engine (the whole suite runs the compiled one where
+# make install could build it): AVENUE_ENGINE=pure makes the sources win over the build.
+test-referee-pure: install
+	@set +e; AVENUE_ENGINE=pure AVENUE_ENGINE_EXPECT=pure $(VENV)/bin/pytest -p no:django \
+	  -W ignore::pytest.PytestConfigWarning -p no:cacheprovider \
+	  tests/referee $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "ERROR: pytest collected no tests under tests/referee."; exit 1; fi; \
 	exit $$rc
 

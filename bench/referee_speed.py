@@ -3,8 +3,11 @@ frozen-state API, for three engines measured in the same run:
 
 - baseline: the engine of a git commit (default: 4bb15a6, before issue 14's speed work),
   pure Python, extracted with ``git archive`` into a temporary directory;
-- pure: this checkout's engine as .venv installs it (pure Python);
-- compiled: the same sources compiled with mypyc (.venv/compiled, built by make install).
+- pure: this checkout's engine, pure Python (``AVENUE_ENGINE=pure``);
+- compiled: the same sources compiled with mypyc in place (``referee/*.so``, built by
+  make install): what every process of the arena runs from the checkout;
+- compiled wheel: the same compiled as ``AVENUE_ENGINE_COMPILE=1 pip install ./referee``
+  installs it (.venv/compiled), as a bot author's SDK would.
 
 Each engine runs in its own process pinned to the same core; the engines take turns,
 round after round, so that the machine's load falls on all of them alike. Statistic: the
@@ -123,8 +126,12 @@ def parts() -> None:
     )
 
 
-def run_child(python: str, pythonpath: str | None, seconds: float) -> dict[str, object]:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+def run_child(
+    python: str, pythonpath: str | None, seconds: float, pure: bool = False
+) -> dict[str, object]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "AVENUE_ENGINE")}
+    if pure:
+        env["AVENUE_ENGINE"] = "pure"
     # -s -P: no user site, no script directory on sys.path (the checkout's referee/ source
     # must not shadow the engine under test); PYTHONPATH names the baseline's copy only
     flags = ["-s", "-P"]
@@ -177,25 +184,27 @@ def main() -> None:
             check=True,
         ).stdout
         subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
-        engines: dict[str, tuple[str, str | None]] = {
-            f"baseline {args.baseline}": (sys.executable, tmp),
-            "pure": (sys.executable, None),
+        #: name -> (interpreter, PYTHONPATH, pure sources asked for)
+        engines: dict[str, tuple[str, str | None, bool]] = {
+            f"baseline {args.baseline}": (sys.executable, tmp, True),
+            "pure": (sys.executable, None, True),
+            "compiled": (sys.executable, None, False),
         }
         for extra in args.also:
             name, _, python = extra.partition("=")
-            engines[name] = (python, None)
+            engines[name] = (python, None, False)
         if COMPILED_PY.exists():
-            engines["compiled"] = (str(COMPILED_PY), None)
+            engines["compiled wheel"] = (str(COMPILED_PY), None, False)
         else:
-            print("(no .venv/compiled: run make install to time the compiled engine)")
+            print("(no .venv/compiled: run make install to time the compiled wheel)")
         rates: dict[str, dict[str, list[float]]] = {e: {c[0]: [] for c in CASES} for e in engines}
         cpu_rates: dict[str, dict[str, list[float]]] = {
             e: {c[0]: [] for c in CASES} for e in engines
         }
         where: dict[str, str] = {}
         for _ in range(args.rounds):
-            for name, (python, path) in engines.items():
-                out = run_child(python, path, args.seconds)
+            for name, (python, path, pure) in engines.items():
+                out = run_child(python, path, args.seconds, pure)
                 where[name] = str(out["engine"])
                 for label, *_ in CASES:
                     games, _decisions, games_cpu = cast("list[float]", out[label])

@@ -4,8 +4,12 @@ state = new_game(GameConfig.for_seats(2, "advanced"), seed=7)
 while not state.over:
     state = apply(state, legal_actions(state)[0])
 result(state)
+
+``ENGINE`` says which build of the rules core runs ("compiled" or "pure"),
+``ENGINE_REASON`` why (``referee._selection``).
 """
 
+from referee._selection import ENGINE, ENGINE_REASON
 from referee.actions import (
     Action,
     ChooseAgent,
@@ -33,6 +37,8 @@ from referee.state import EndReason, Event, EventKind, State
 __version__ = "1.0.0"
 
 __all__ = [
+    "ENGINE",
+    "ENGINE_REASON",
     "Action",
     "Agent",
     "BlackMarket",

@@ -4,9 +4,10 @@ Embedded mode (no REDIS_URL) sets task_always_eager, so a task runs inside the
 process that enqueues it and no broker or worker is needed.
 """
 
+import logging
 import os
 
-from celery import Celery
+from celery import Celery, signals
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 
@@ -15,3 +16,13 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 app = Celery("workers", fixups=["workers.fixup:fixup"])
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@signals.worker_ready.connect
+def _say_engine(**_: object) -> None:
+    """The worker's log says which build of the rules engine its matches run."""
+    import referee
+
+    logging.getLogger("workers").info(
+        "rules engine: %s (%s)", referee.ENGINE, referee.ENGINE_REASON
+    )

@@ -1,9 +1,14 @@
-"""The compiled engine (mypyc, ``AVENUE_ENGINE_COMPILE=1``) plays exactly as the pure one.
+"""The compiled engine (mypyc) plays exactly as the pure one, and every process runs the
+build it should.
 
-``make install`` builds the compiled engine into .venv/compiled; both interpreters play
-the same 2,400 seeded random games (game_digests.py: six configurations, 400 each) and
-must print the same digests, which must also be the ones the engine printed before any
-speed work (a faster engine that plays differently fails here).
+``make install`` builds the compiled engine twice: in place in the checkout
+(``referee/*.so``, what the arena's processes run) and as a wheel into .venv/compiled (what
+``AVENUE_ENGINE_COMPILE=1 pip install`` gives a bot author). The pure sources
+(``AVENUE_ENGINE=pure``) and both builds play the same 2,400 seeded random games
+(game_digests.py: six configurations, 400 each) and must print the same digests, which must
+also be the ones the engine printed before any speed work (a faster engine that plays
+differently fails here). A build older than the sources is never run
+(``referee/_selection.py``).
 """
 
 from __future__ import annotations
@@ -30,14 +35,18 @@ GOLDEN = {
 }
 
 
-def digests(python: Path | str) -> dict[str, object]:
-    # -I: the interpreter's installed referee, never the checkout's source beside the script
+def digests(python: Path | str, *, pure: bool = False) -> dict[str, object]:
+    # -I: the interpreter's installed referee (the checkout's, by the editable install)
+    env = {k: v for k, v in os.environ.items() if k != "AVENUE_ENGINE"}
+    if pure:
+        env["AVENUE_ENGINE"] = "pure"
     proc = subprocess.run(
         [str(python), "-I", str(SCRIPT), str(GAMES)],
         capture_output=True,
         text=True,
         timeout=600,
         cwd="/",
+        env=env,
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
@@ -46,9 +55,18 @@ def digests(python: Path | str) -> dict[str, object]:
 
 
 def test_pure_engine_plays_as_before() -> None:
-    pure = digests(sys.executable)
+    pure = digests(sys.executable, pure=True)
     assert str(pure["engine"]).endswith("engine.py")
     assert pure["digests"] == GOLDEN
+
+
+def test_the_in_place_build_plays_as_the_pure_one() -> None:
+    assert (ROOT / "referee" / "_compiled.json").exists(), (
+        "no compiled engine in the checkout: run `make install` (builds referee/*.so)"
+    )
+    compiled = digests(sys.executable)
+    assert str(compiled["engine"]).endswith(".so"), compiled["engine"]
+    assert compiled["digests"] == GOLDEN
 
 
 def test_compiled_engine_plays_as_the_pure_one() -> None:
@@ -60,10 +78,49 @@ def test_compiled_engine_plays_as_the_pure_one() -> None:
 
 
 def test_the_tests_import_the_build_they_mean() -> None:
-    """``make test-referee-compiled`` runs this directory on the compiled engine; a run that
-    silently imported the source instead would prove nothing."""
+    """``make test`` runs the suite on the compiled engine, then this directory on the pure
+    one (``make test-referee-pure``); a run that silently imported the other build would
+    prove nothing. Outside make, the build the engine says it chose."""
+    import referee
     from referee import engine
 
-    expected = os.environ.get("AVENUE_ENGINE_EXPECT", "pure")
+    expected = os.environ.get("AVENUE_ENGINE_EXPECT", referee.ENGINE)
+    assert referee.ENGINE == expected, (referee.ENGINE, referee.ENGINE_REASON)
     suffix = ".so" if expected == "compiled" else ".py"
     assert engine.__file__ is not None and engine.__file__.endswith(suffix), engine.__file__
+
+
+def test_a_build_older_than_its_sources_is_never_run(tmp_path: Path) -> None:
+    """A copy of the checkout's engine with its build: runs compiled; the same copy with a
+    source edited after the build runs the sources, and says why."""
+    import shutil
+
+    if not (ROOT / "referee" / "_compiled.json").exists():
+        import pytest
+
+        pytest.skip("no in-place build (make install makes one)")
+    shutil.copytree(ROOT / "referee", tmp_path / "referee", ignore=shutil.ignore_patterns("build"))
+    probe = (
+        "import referee, referee.engine as e; "
+        "print(referee.ENGINE, e.__file__.rsplit('.', 1)[-1], referee.ENGINE_REASON)"
+    )
+
+    def which() -> str:
+        env = {k: v for k, v in os.environ.items() if k != "AVENUE_ENGINE"}
+        env["PYTHONPATH"] = str(tmp_path)
+        return subprocess.run(
+            [sys.executable, "-s", "-P", "-c", probe],
+            capture_output=True,
+            text=True,
+            cwd="/",
+            env=env,
+            check=True,
+            timeout=120,
+        ).stdout.strip()
+
+    assert which().startswith("compiled so")
+    engine_py = tmp_path / "referee" / "engine.py"
+    engine_py.write_text(engine_py.read_text() + "\n# edited after the build\n")
+    assert which() == (
+        "pure py the compiled build is older than the sources (make install rebuilds it)"
+    )

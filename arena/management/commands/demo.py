@@ -323,6 +323,7 @@ class Command(BaseCommand):
         ]
         for name, value in rows:
             self.stdout.write(f"  {name:<8}{value}")
+        self.stdout.write(f"  {'engine':<8}{_engine()}")
         self.stdout.write("")
         leagues = list(
             Entry.objects.filter(bot__name=YOUR_BOT, active=True).values_list(
@@ -390,3 +391,12 @@ class Command(BaseCommand):
         finally:
             connection.close()
         return False
+
+
+def _engine() -> str:
+    """Which build of the rules engine this process plays with (referee._selection)."""
+    import referee
+
+    if referee.ENGINE == "compiled":
+        return "compiled (mypyc)"
+    return f"pure Python: {referee.ENGINE_REASON}"

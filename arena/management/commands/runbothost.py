@@ -80,7 +80,12 @@ class Command(BaseCommand):
         if threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGTERM, signal.SIGINT):
                 signal.signal(sig, lambda *_: stop.set())
-        self.stdout.write(f"bot host ready ({version}) as {name}, shard {index}/{count}")
+        import referee
+
+        self.stdout.write(
+            f"bot host ready ({version}; rules engine {referee.ENGINE}) as {name}, "
+            f"shard {index}/{count}"
+        )
         self.stdout.flush()
         served: dict[int, tuple[HostClient, threading.Thread]] = {}
         try:
