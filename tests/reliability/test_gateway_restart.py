@@ -37,7 +37,7 @@ from tests.reliability.loadrig import (
     wait_until,
 )
 
-pytestmark = [pytest.mark.services, pytest.mark.slow]
+pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.faults]
 
 BOTS = 8
 CFG = LoadConfig(
