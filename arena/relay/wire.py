@@ -64,6 +64,8 @@ class Keys:
         self.prefix = prefix
         self.conn = f"{prefix}:conn"
         self.presence = f"{prefix}:presence"
+        #: bot -> {"at": Unix time, "arena": bool, "conn": id} of its last stream's end
+        self.left = f"{prefix}:left"
         self._bot = f"{prefix}:bot:"
 
     def bot(self, bot_id: str) -> str:
