@@ -18,6 +18,7 @@ import time
 
 import pytest
 
+from arena.models import Incident, IncidentKind
 from arena.runner import ArenaFault, FaultCause, Seat
 from arena.runner import MatchStatus as RunStatus
 from tests.protocol.harness import Arena, Background, wait_for
@@ -57,6 +58,8 @@ def test_a_match_starting_while_the_gateway_restarts_waits_for_its_bots(
     outcome = future.result(timeout=90)
     assert outcome.status == RunStatus.FINISHED and not outcome.faults, outcome.to_json()
     assert time.monotonic() - started > CONNECT_S + 1.0
+    # the drain is on the operator's record (league faults sets charged faults against it)
+    assert Incident.objects.filter(kind=IncidentKind.GATEWAY_DRAIN).count() == 1
 
 
 def test_a_bot_away_longer_than_the_reconnect_grace_is_a_no_show(
