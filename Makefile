@@ -39,11 +39,12 @@ MYPY_PATHS = $(wildcard arena leaderboard workers referee scripts tests sdk/aven
 
 section = @printf '\n==== %s ====\n' "$(1)"
 
-.PHONY: help install demo test lint ruff mypy imports test-referee test-referee-pure proto lock clean
+.PHONY: help install demo test test-faults lint ruff mypy imports test-referee test-referee-pure proto lock clean
 
 help:
 	@echo "make demo    main job: install, migrate (SQLite), demo league with an SDK bot, serve site + API + gateway on $(HOST):$(PORT)"
 	@echo "make test    whole test suite: ruff, mypy, pytest against PostgreSQL + Redis"
+	@echo "make test-faults  only the fault tests (Redis, gateways, workers killed mid-play)"
 	@echo "make lint    ruff + mypy + the import contract only"
 	@echo "make proto   regenerate sdk/agent_avenue/ from proto/"
 	@echo "make lock    re-resolve requirements.lock from pyproject.toml (needs the network)"
@@ -130,6 +131,14 @@ test: install
 	fi; exit $$rc
 	$(call section,referee tests on the pure Python engine (AVENUE_ENGINE=pure))
 	$(MAKE) --no-print-directory test-referee-pure PYTEST_ARGS=
+
+# Only the fault tests (pytest -m faults: Redis, gateways and workers killed or restarted
+# mid-play, each against processes of its own); `make test` runs them with the rest.
+test-faults: export DATABASE_URL ?= $(TEST_DATABASE_URL)
+test-faults: export REDIS_URL ?= $(TEST_REDIS_URL)
+test-faults: install
+	$(PY) scripts/check_services.py --create-database
+	$(VENV)/bin/pytest -m faults $(PYTEST_ARGS)
 
 lint: install ruff mypy imports
 

@@ -7,7 +7,17 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from arena.models import Bot, DealMode, Entry, League, Match, MatchStatus, Participation, Round
+from arena.models import (
+    Bot,
+    DealMode,
+    Entry,
+    Incident,
+    League,
+    Match,
+    MatchStatus,
+    Participation,
+    Round,
+)  # fmt: skip
 from arena.services import leagues as svc
 from arena.services.rounds import do_schedule_round
 
@@ -222,6 +232,21 @@ def _deal_in_play(match: Match) -> bool:
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+@admin.register(Incident)
+class IncidentAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """What the arena went through (gateway drains, voided attempts): read only; the
+    operator's fault report (`manage.py league faults NAME`) sets charged faults against it."""
+
+    list_display = ["at", "kind", "source", "match", "detail"]
+    list_filter = ["kind"]
+    search_fields = ["source", "detail"]
+    date_hierarchy = "at"
+    readonly_fields = ["kind", "at", "source", "match", "detail"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -180,6 +180,13 @@ ARENA_EMBEDDED = REDIS_URL is None
 
 # Celery reads every CELERY_* setting here (workers/celery.py, namespace "CELERY").
 CELERY_BROKER_URL = REDIS_URL or "memory://"
+#: kombu's Redis transport, mended so that a worker outlives a broker that dies with
+#: messages delivered to it (workers/broker.py); a unix:// broker keeps kombu's own
+CELERY_BROKER_TRANSPORT = (
+    "workers.broker:Transport"
+    if REDIS_URL is not None and REDIS_URL.startswith(("redis://", "rediss://"))
+    else None
+)
 CELERY_RESULT_BACKEND = REDIS_URL
 CELERY_TASK_ALWAYS_EAGER = ARENA_EMBEDDED
 #: who runs the work the domain hands over (``arena.dispatch``): Celery's workers, or this

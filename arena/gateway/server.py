@@ -29,8 +29,10 @@ from arena.gateway.limits import FailedAuthLimiter
 from arena.gateway.messages import BotMessages
 from arena.gateway.recheck import TokenRecheck
 from arena.gateway.session import Session, error_message
+from arena.models import IncidentKind
 from arena.relay.base import GatewayRelay, Inbound, InboundKind, RelayError
 from arena.services.bots import BotIdentity
+from arena.services.faultreport import record_incident
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -168,7 +170,9 @@ class Gateway:
         self.recheck.forget(session)
         bot = session.bot
         if session.conn_id:
-            await self.relay.detach(bot.bot_id, session.conn_id)
+            await self.relay.detach(
+                bot.bot_id, session.conn_id, arena=self.draining or bot.hosted
+            )
         reason = session.closing.reason if session.closing else "the stream ended"
         for match_id in sorted(session.matches):
             # draining: the runners wait for the bot to come back elsewhere, its clock
@@ -196,6 +200,15 @@ class Gateway:
         """Stop taking streams, tell every bot to go elsewhere, wait for the cleanups."""
         grace = self.config.shutdown_grace_s if grace is None else grace
         self.draining = True
+        gateway_id = str(getattr(self.relay, "gateway_id", ""))
+        detail = f"{len(self.sessions)} bot streams ended by the gateway's shutdown"
+        try:
+            await asyncio.wait_for(
+                self._blocking(record_incident, IncidentKind.GATEWAY_DRAIN, gateway_id, detail),
+                timeout=2.0,
+            )
+        except Exception:  # noqa: BLE001 - the database may be what is down: drain anyway
+            logger.warning("could not record the gateway's drain", exc_info=True)
         await self.health.enter_graceful_shutdown()
         for session in list(self.sessions):
             session.close(

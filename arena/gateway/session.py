@@ -142,7 +142,14 @@ class Session:
 
     def _on_delivery(self, delivery: Delivery) -> None:
         if self.closing is not None:
-            return  # the runner learns of the disconnect (notice, or nobody to deliver to)
+            # the runner learns of the disconnect: nobody to deliver to once the stream is
+            # detached, and till then the notice the cleanup sends each match it was in
+            # (this one too: a match that started while its gateway drained)
+            if delivery.kind is DeliveryKind.ENDED:
+                self.matches.discard(delivery.match_id)
+            else:
+                self.matches.add(delivery.match_id)
+            return
         item: bytes | Stamped = delivery.payload
         match delivery.kind:
             case DeliveryKind.STARTED:

@@ -103,6 +103,21 @@ class Reach:
     gateway_lost: bool = False
     #: a stream is being attached or detached right now: look again later
     settling: bool = False
+    #: no stream: when the bot's last one ended (Unix time), if the relay knows
+    #: (``GatewayRelay.detach`` records it; a dead gateway's bots, when first found so)
+    left_at: float | None = None
+    #: ... and the arena ended it (its gateway drained or died), not the bot
+    arena_left: bool = False
+    #: no stream, yet the bot's presence entry is there and its gateway beats: the stream
+    #: is being detached, or the gateway died a moment ago (its key outlives it by
+    #: ``GATEWAY_TTL``): look again within a few seconds to know which
+    unheld: bool = False
+
+    def away_s(self, now: float | None = None) -> float | None:
+        """Seconds since the bot's last stream ended (None: connected, or not known)."""
+        if self.conn is not None or self.left_at is None:
+            return None
+        return max(0.0, (time.time() if now is None else now) - self.left_at)
 
 
 @dataclass
@@ -243,8 +258,10 @@ class GatewayRelay(ABC):
         ``sink`` itself at once if a newer one got in first)."""
 
     @abstractmethod
-    async def detach(self, bot_id: str, conn_id: str) -> None:
-        """Stop routing to ``conn_id`` (a no-op if a newer stream already took over)."""
+    async def detach(self, bot_id: str, conn_id: str, *, arena: bool = False) -> None:
+        """Stop routing to ``conn_id`` (a no-op if a newer stream already took over), and
+        record when the bot left and whether the arena ended its stream (``arena``: its
+        gateway is draining): what ``Reach.left_at`` and ``Reach.arena_left`` tell."""
 
     @abstractmethod
     async def send_inbound(self, inbound: Inbound) -> None:

@@ -9,7 +9,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from arena.relay.base import BotSink, Delivery, GatewayRelay, Inbound, RunnerRelay
+from arena.relay.base import BotSink, Delivery, GatewayRelay, Inbound, Reach, RunnerRelay
 
 
 @dataclass
@@ -26,6 +26,8 @@ class InProcessRelay(RunnerRelay, GatewayRelay):
         self._routes: dict[str, _Route] = {}
         self._inboxes: dict[str, queue.SimpleQueue[Inbound]] = {}
         self._conns = itertools.count(1)
+        #: bot -> (when its last stream ended, whether the arena ended it)
+        self._left: dict[str, tuple[float, bool]] = {}
 
     # --- runner side
 
@@ -47,6 +49,16 @@ class InProcessRelay(RunnerRelay, GatewayRelay):
         if route is None:
             return None
         return {"conn": str(route.conn), "max_matches": route.max_matches, "since": route.since}
+
+    def reach(self, bot_id: str) -> Reach:
+        with self._lock:
+            route = self._routes.get(bot_id)
+            left = self._left.get(bot_id)
+        if route is not None:
+            return Reach(str(route.conn))
+        if left is None:
+            return Reach(None)
+        return Reach(None, left_at=left[0], arena_left=left[1])
 
     def open_match(self, match_id: str) -> None:
         with self._lock:
@@ -84,11 +96,12 @@ class InProcessRelay(RunnerRelay, GatewayRelay):
         if route is not None:
             route.sink.revoke(reason)
 
-    async def detach(self, bot_id: str, conn_id: str) -> None:
+    async def detach(self, bot_id: str, conn_id: str, *, arena: bool = False) -> None:
         with self._lock:
             route = self._routes.get(bot_id)
             if route is not None and str(route.conn) == conn_id:
                 del self._routes[bot_id]
+                self._left[bot_id] = (time.time(), arena)
 
     async def send_inbound(self, inbound: Inbound) -> None:
         with self._lock:

@@ -197,8 +197,10 @@ class RedisRunnerRelay(RunnerRelay):
 
     def reach(self, bot_id: str) -> Reach:
         try:
-            numsub, raw = self._commands(
-                ("PUBSUB", "NUMSUB", self.keys.bot(bot_id)), ("HGET", self.keys.presence, bot_id)
+            numsub, raw, raw_left = self._commands(
+                ("PUBSUB", "NUMSUB", self.keys.bot(bot_id)),
+                ("HGET", self.keys.presence, bot_id),
+                ("HGET", self.keys.left, bot_id),
             )
             subscribed = int(numsub[1]) > 0
             entry = None if raw is None else json.loads(raw)
@@ -208,13 +210,23 @@ class RedisRunnerRelay(RunnerRelay):
                     self._lanes.forget(bot_id)  # a new stream: look its route up again
             if subscribed:
                 return Reach(str(entry["conn"])) if entry else Reach(None, settling=True)
+            left = None if raw_left is None else json.loads(raw_left)
             if entry is None:
-                return Reach(None)
+                if left is None:
+                    return Reach(None)
+                return Reach(None, left_at=float(left["at"]), arena_left=bool(left["arena"]))
             # nobody subscribed, yet an entry: its gateway is detaching it now, or it died
             alive = self._redis.exists(gateway_key(self.keys.prefix, str(entry["gateway"])))
+            if alive:
+                return Reach(None, unheld=True)
+            if left is None or str(left.get("conn")) != str(entry["conn"]):
+                # the first to find it so: the bot is away from now on (its gateway's key
+                # outlived the gateway by up to GATEWAY_TTL seconds)
+                left = {"at": time.time(), "arena": True, "conn": str(entry["conn"])}
+                self._redis.hset(self.keys.left, bot_id, json.dumps(left))
         except redis.RedisError as exc:
             raise RelayError(f"cannot reach Redis: {exc}") from exc
-        return Reach(None, gateway_lost=not alive)
+        return Reach(None, gateway_lost=True, left_at=float(left["at"]), arena_left=True)
 
     def is_connected(self, bot_id: str) -> bool:
         try:

@@ -52,9 +52,13 @@ from arena.relay.wire import (
 
 logger = logging.getLogger(__name__)
 
+#: the bot's presence entry goes if it is still this stream's, and its goodbye is recorded
 _DELETE_PRESENCE = """
 local v = redis.call('HGET', KEYS[1], ARGV[1])
-if v and cjson.decode(v)['conn'] == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
+if v and cjson.decode(v)['conn'] == ARGV[2] then
+  redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+  return redis.call('HDEL', KEYS[1], ARGV[1])
+end
 return 0
 """
 
@@ -317,14 +321,17 @@ class RedisGatewayRelay(GatewayRelay):
             raise RelayError(f"cannot register the bot in Redis: {exc}") from exc
         return str(conn)
 
-    async def detach(self, bot_id: str, conn_id: str) -> None:
+    async def detach(self, bot_id: str, conn_id: str, *, arena: bool = False) -> None:
         route = self._routes.get(bot_id)
         if route is None or str(route.conn) != conn_id:
             return
         del self._routes[bot_id]
+        goodbye = json.dumps({"at": time.time(), "arena": arena, "conn": conn_id})
         try:
             await self.unsubscribe(bot_id)
-            await self._delete_presence(keys=[self.keys.presence], args=[bot_id, conn_id])
+            await self._delete_presence(
+                keys=[self.keys.presence, self.keys.left], args=[bot_id, conn_id, goodbye]
+            )
         except _LOST:
             logger.warning("could not unregister bot %s from Redis", bot_id, exc_info=True)
 

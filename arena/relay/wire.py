@@ -19,6 +19,10 @@ Keys, all under a prefix (``RELAY_PREFIX``, so tests and deployments can share a
 * ``{p}:presence`` - hash bot_id -> JSON ``{"gateway", "conn", "max_matches", "since"}``,
   for schedulers; the channel's subscriber count (``PUBSUB NUMSUB``) stays the authority
   on "connected".
+* ``{p}:left`` - hash bot_id -> JSON ``{"at", "arena", "conn"}``: when the bot's last
+  stream ended and whether the arena ended it (written with the presence entry's removal
+  by the gateway's ``detach``, ``arena`` when it drains; by the first runner that finds a
+  dead gateway's bot). ``Reach.left_at``: a match starting then waits for the bot.
 * ``{p}:gw:{gateway_id}`` - a live gateway's heartbeat key (``arena.relay.presence``).
 * ``{p}:gateway:{gateway_id}`` - a channel each gateway subscribes to first (nothing is
   published there).
@@ -64,6 +68,8 @@ class Keys:
         self.prefix = prefix
         self.conn = f"{prefix}:conn"
         self.presence = f"{prefix}:presence"
+        #: bot -> {"at": Unix time, "arena": bool, "conn": id} of its last stream's end
+        self.left = f"{prefix}:left"
         self._bot = f"{prefix}:bot:"
 
     def bot(self, bot_id: str) -> str:

@@ -79,16 +79,16 @@ def run_match(
     for seat in seats:
         seat.open(ctx)
     try:
-        for s, seat in enumerate(seats):
-            answer = seat.start(ctx, s)
-            if answer is not None and answer.fault is not None:
-                faults.append(Fault(s, seat.name, answer.fault, answer.detail))
-        if not faults:
-            try:
+        try:
+            for s, seat in enumerate(seats):
+                answer = seat.start(ctx, s)  # ArenaFault: a bot the arena lost just before
+                if answer is not None and answer.fault is not None:
+                    faults.append(Fault(s, seat.name, answer.fault, answer.detail))
+            if not faults:
                 state = _play(ctx, seats, clocks, recorder, state, faults, _safe(on_decision))
-            except ArenaFault as exc:
-                _tell_void(ctx, seats, str(exc))
-                raise
+        except ArenaFault as exc:
+            _tell_void(ctx, seats, str(exc))
+            raise
         aborted, state = _apply_policy(policy, faults, state)
         record = recorder.finish(state)
         final = None if aborted else result(state)

@@ -19,19 +19,25 @@ nor the time its gateway was gone.
 
 from __future__ import annotations
 
+import logging
 import time
 
 from google.protobuf.message import DecodeError
 
 from agent_avenue.v1 import arena_pb2 as pb
-from arena.relay.base import Delivery, DeliveryKind, Inbound, InboundKind, RunnerRelay
+from arena.relay.base import Delivery, DeliveryKind, Inbound, InboundKind, Reach, RunnerRelay
+from arena.relay.presence import GATEWAY_TTL
 from arena.runner.faults import FaultCause
 from arena.runner.resume import AWAY_POLL_S, LANE_POLL_S, POLL_S, ArenaFault, Reconnects
 from arena.runner.seats import Answer, Ask, Ending, MatchContext, Seat
 from avenue_sdk.protocol import convert
 
+logger = logging.getLogger(__name__)
+
 #: the first wait for an answer, pipelined with its request on Redis (seconds)
 FIRST_WAIT = 0.05
+#: seconds between two looks at a bot missing at the start whose gateway may have died
+START_LOOK_S = 0.5
 #: the runner waits this much past a seat's allowance before calling it a timeout: the
 #: gateway's measure decides, and the relay's delays are not the bot's
 SLACK_S = 2.0
@@ -81,19 +87,69 @@ class RemoteSeat(Seat):
         return Delivery(DeliveryKind.STARTED, ctx.match_id, 0, payload)
 
     def start(self, ctx: MatchContext, seat: int) -> Answer | None:
+        """Tell the bot the match starts. A bot not connected now is waited for the
+        league's connect grace; one whose stream ended less than the reconnect grace ago
+        (its gateway drained or died, its network broke) is waited for as a resume is,
+        until that grace has run out since it left: ``no_show`` is for a bot away longer
+        than the reconnect grace when the match started. No clock runs before the start.
+        If the arena had ended its stream and it is not back by then, ``ArenaFault``: the
+        attempt is void, the bot not to blame (a later attempt finds it away too long)."""
         delivery = self._started(ctx, seat, resumed=False)
-        give_up = time.monotonic() + ctx.connect_grace_s
+        now = started = time.monotonic()
+        give_up = now + ctx.connect_grace_s
+        left: Reach | None = None
+        #: seconds the bot had been away when the match started (None: not known)
+        away: float | None = None
+        next_look = now
         while not self.relay.deliver(self._bot_id, delivery):
-            if time.monotonic() >= give_up:
-                return Answer(
-                    0.0,
-                    fault=FaultCause.NO_SHOW,
-                    detail=f"{self.name} was not connected when the match started"
-                    + (f" (waited {ctx.connect_grace_s:g} s)" if ctx.connect_grace_s else ""),
-                )
+            now = time.monotonic()
+            if now >= next_look:
+                # looked at again while it is unknown whether its gateway is alive
+                left = self.relay.reach(self._bot_id)
+                next_look = now + START_LOOK_S if left.unheld else float("inf")
+                if left.unheld:
+                    give_up = max(give_up, now + GATEWAY_TTL + START_LOOK_S)
+                seen = left.away_s()
+                if seen is not None:  # away at the start (0: it left after)
+                    seen = max(0.0, seen - (now - started))
+                    away = seen if away is None else min(away, seen)
+                if away is not None and away < ctx.reconnect_grace_s:
+                    until = started + ctx.reconnect_grace_s - away
+                    if until > give_up:
+                        give_up = until
+                        logger.info(
+                            "match %s: %s left %.1f s before the start (%s): waiting for it "
+                            "up to %.1f s",
+                            ctx.match_id,
+                            self.name,
+                            away,
+                            "the arena's doing" if left.arena_left else "its own doing",
+                            give_up - now,
+                        )
+            if now >= give_up:
+                return self._absent(ctx, left, away)
             time.sleep(0.05)
         self._reconnects().joined(self._bot_id, seat, self)
         return None
+
+    def _absent(self, ctx: MatchContext, left: Reach | None, away: float | None) -> Answer:
+        """The bot is not back: a no-show, or the arena's fault (see ``start``)."""
+        within = away is not None and away < ctx.reconnect_grace_s
+        if left is not None and left.arena_left and within:
+            raise ArenaFault(
+                f"{self.name} was unreachable through no fault of its own when the match "
+                f"started (its gateway went away {away:.1f} s before) and not back within "
+                f"the {ctx.reconnect_grace_s:g} s reconnect grace: the match cannot start"
+            )
+        waited = ctx.reconnect_grace_s - away if within and away is not None else 0.0
+        waited = max(waited, ctx.connect_grace_s)
+        return Answer(
+            0.0,
+            fault=FaultCause.NO_SHOW,
+            detail=f"{self.name} was not connected when the match started"
+            + (f" (waited {waited:.3g} s)" if waited else "")
+            + (f"; its last stream had ended {away:.0f} s before" if away is not None else ""),
+        )
 
     def resume(self, seat: int) -> None:
         """The bot is back on a new stream: tell it the match goes on; its next request
@@ -152,7 +208,10 @@ class RemoteSeat(Seat):
                 if delivered:
                     out_at, sent = now, True
                 else:
-                    rc.left(bot, now, "not connected")
+                    reach = self.relay.reach(bot)  # whose doing: its gateway's goodbye says
+                    arena = reach.arena_left or reach.gateway_lost
+                    rc.left(bot, now, "its gateway went away" if arena else "not connected",
+                            arena=arena)  # fmt: skip
                     last_look = -float("inf")  # look now
             next_look = last_look + self._look_every(ctx, rc)
             held_ms = spent_ms + ((now - out_at) * 1000 if out_at is not None else 0.0)

@@ -148,8 +148,9 @@ class Reconnects:
     def _update(self, bot_id: str, reach: Reach, now: float) -> bool:
         away = self.away.get(bot_id)
         if reach.conn is None:
-            why = "its gateway went away" if reach.gateway_lost else "not connected"
-            self.left(bot_id, now, why, arena=reach.gateway_lost)
+            arena = reach.gateway_lost or reach.arena_left
+            why = "its gateway went away" if arena else "not connected"
+            self.left(bot_id, now, why, arena=arena)
             return False
         if away is not None and reach.conn == away.conn:
             return False  # the old stream is still being taken down

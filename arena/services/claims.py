@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from arena.dispatch import enqueue_match
 from arena.models import (
+    IncidentKind,
     League,
     Match,
     MatchEndReason,
@@ -29,6 +30,7 @@ from arena.models import (
 )
 from arena.ratings import standings
 from arena.services.completion import do_complete_round_if_done, do_match_over
+from arena.services.faultreport import record_incident
 
 logger = logging.getLogger(__name__)
 
@@ -362,6 +364,7 @@ def do_void_attempt(claim: Claim, error: str) -> PlayOutcome:
                 enqueue_match(claim.match_id, countdown=backoff)
     if not kept:
         return PlayOutcome.LOST_LEASE
+    record_incident(IncidentKind.ATTEMPT_VOID, claim.worker, error, claim.match_id)
     if final:
         logger.error(
             "match %d: void after %d failed attempts: %s", claim.match_id, claim.attempt, error

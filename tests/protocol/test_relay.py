@@ -234,8 +234,17 @@ def test_reach_names_the_stream_and_whose_fault_its_absence_is(relays: Pair) -> 
     assert runner.reach("7") == Reach(newer)
     relays.loop.run(g1.detach("7", conn))  # the superseded stream's cleanup
     assert runner.reach("7") == Reach(newer)
+    before = time.time()
     relays.loop.run(g2.detach("7", newer))  # a clean goodbye: no entry, the bot's doing
-    assert runner.reach("7") == Reach(None, gateway_lost=False)
+    gone = runner.reach("7")
+    assert (gone.conn, gone.gateway_lost, gone.arena_left) == (None, False, False)
+    assert gone.left_at is not None and before - 1 <= gone.left_at <= time.time() + 1
+    again = relays.loop.run(g1.attach("7", Sink(), 1))
+    relays.loop.run(g1.detach("7", again, arena=True))  # a draining gateway's goodbye
+    drained = runner.reach("7")
+    assert drained.conn is None and drained.arena_left and not drained.gateway_lost
+    away = drained.away_s()
+    assert away is not None and away < 5
 
 
 def test_a_gateway_that_died_is_told_from_one_that_let_its_bot_go() -> None:
@@ -254,9 +263,12 @@ def test_a_gateway_that_died_is_told_from_one_that_let_its_bot_go() -> None:
         # as kill -9 leaves things: the subscription gone with the connection, the
         # presence entry behind; while the key lives, the bot may merely be leaving
         loop.run(gateway.unsubscribe("7"))
-        assert runner.reach("7") == Reach(None, gateway_lost=False)
+        assert runner.reach("7") == Reach(None, gateway_lost=False, unheld=True)
         client.delete(key)  # ... until the key expires
-        assert runner.reach("7") == Reach(None, gateway_lost=True)
+        lost = runner.reach("7")
+        assert (lost.conn, lost.gateway_lost, lost.arena_left) == (None, True, True)
+        # the first runner to find it so records since when: the next look says the same
+        assert lost.left_at is not None and runner.reach("7").left_at == lost.left_at
         loop.run(gateway.stop())
         assert not client.exists(key), "a gateway that stops takes its key away"
     finally:

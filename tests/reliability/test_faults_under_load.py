@@ -30,7 +30,7 @@ from tests.leagues.conftest import database_url
 from tests.leagues.factory import house_league
 from tests.reliability.loadrig import LoadConfig, LoadRig, summary
 
-pytestmark = [pytest.mark.services, pytest.mark.slow]
+pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.faults]
 
 CFG = LoadConfig(
     bots=40,

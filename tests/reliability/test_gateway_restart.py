@@ -4,8 +4,10 @@ Real processes: a redis-server of the test's own, two gateways (``manage.py rung
 a Celery worker (``--pool threads``), 8 SDK bots in two processes (4 on each gateway, each
 answer after 100 ms so that games last), a 2-seat league of them (56 matches a round, up
 to 8 at once). While a round plays: ``kill -9`` one gateway with matches in flight and
-start it again, then ``SIGTERM`` the other (it drains) and start it again. The bots come
-back within the league's reconnect grace (30 s) and their games go on.
+start it again, then ``SIGTERM`` the other (it drains) and start it again 3 s later, longer
+than the league's connect grace (2 s), while matches start. The bots come back within the
+league's reconnect grace (30 s) and their games go on; the matches that started meanwhile
+waited for them.
 
 Afterwards every match is finished, none played more than twice, no bot was charged
 with anything, the ratings equal a full recompute (so nothing the faults did moved them),
@@ -37,7 +39,7 @@ from tests.reliability.loadrig import (
     wait_until,
 )
 
-pytestmark = [pytest.mark.services, pytest.mark.slow]
+pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.faults]
 
 BOTS = 8
 CFG = LoadConfig(
@@ -70,8 +72,9 @@ class RestartRig(LoadRig):
                 name=f"restart {self.tag}",
                 decision_ms=self.cfg.decision_ms,
                 bank_ms=self.cfg.bank_ms,
-                # matches that start while a gateway is down wait for its bots
-                connect_grace_ms=20_000,
+                # the league's default connect grace (2 s): a match that starts while a
+                # gateway is down waits for its bots as a resume does, for the reconnect
+                # grace (RemoteSeat.start), however short the connect grace is
                 reconnect_grace_ms=30_000,
             )
         )
@@ -104,8 +107,12 @@ class RestartRig(LoadRig):
     def drain_gateway(self, i: int) -> str:
         running = self.in_flight()
         self.gateways[i].stop(signal.SIGTERM, timeout=30)
+        # down for longer than the connect grace, as a restart by a supervisor is: matches
+        # that start meanwhile (the other gateway's bots keep playing) must wait for this
+        # one's bots, not forfeit them as no-shows (the outage itself, not a wait)
+        time.sleep(3.0)
         self.start_gateway(i)
-        return f"SIGTERM gateway{i} with {running} matches running; started again"
+        return f"SIGTERM gateway{i} with {running} matches running; started again after 3 s"
 
     def play(self) -> Outcome:
         assert self.league is not None

@@ -29,7 +29,7 @@ from tests.leagues.conftest import database_url
 from tests.leagues.factory import assert_rated_once, house_league
 from tests.reliability.loadrig import ROOT, Proc, _point_celery, free_port, wait_until
 
-pytestmark = [pytest.mark.services, pytest.mark.slow]
+pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.faults]
 
 
 @dataclass
