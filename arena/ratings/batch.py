@@ -118,6 +118,8 @@ class _Design:
         )
         self.xt = self.x.T.tocsr()
         self._pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        #: the outcomes' overdispersion the intervals were inflated by (``_sandwich``)
+        self.dispersion = 1.0
         self.won = res.a_won.astype(float)  # 1, 0, or a draw's 1/2
         _, self.unit_of_game = np.unique(res.unit, return_inverse=True)
         self.n_units = int(self.unit_of_game.max()) + 1 if len(res.unit) else 0
@@ -350,8 +352,12 @@ def fit(
     boot_ranks = _ranks(boot[:, idx])
     rank, rank_low, rank_high = (np.zeros(n, dtype=np.int64) for _ in range(3))
     rank[idx] = _ranks(elo[idx])
-    rank_low[idx] = np.floor(np.percentile(boot_ranks, 2.5, axis=0)).astype(np.int64)
-    rank_high[idx] = np.ceil(np.percentile(boot_ranks, 97.5, axis=0)).astype(np.int64)
+    if exact is None:  # ranks drawn: the draws' own 2.5th and 97.5th percentile ranks
+        rank_low[idx] = np.quantile(boot_ranks, 0.025, axis=0, method="inverted_cdf")
+        rank_high[idx] = np.quantile(boot_ranks, 0.975, axis=0, method="inverted_cdf")
+    else:
+        rank_low[idx] = np.floor(np.percentile(boot_ranks, 2.5, axis=0)).astype(np.int64)
+        rank_high[idx] = np.ceil(np.percentile(boot_ranks, 97.5, axis=0)).astype(np.int64)
     if exact is None and len(samples):
         sd = ELO_SCALE * np.sqrt(_centred_variances(design, point, total, prior))
         low, high = elo - Z95 * sd, elo + Z95 * sd
@@ -449,26 +455,31 @@ def _excess(
 def _sandwich(
     design: _Design, point: np.ndarray, total: np.ndarray, prior: float = PRIOR
 ) -> np.ndarray:
-    """The covariance of the centred ratings (logistic units): ``C H^-1 (J + prior I) H^-1
-    C`` with ``H`` the posterior's Hessian, ``J`` the sum of the units' score outer
-    products and ``C`` the centring (the fit reports ratings about their mean). Where the
-    model holds, ``J`` is about the data's Hessian and this the posterior covariance
-    ``H^-1``; where outcomes vary less (draws) or more than it says, ``J`` says by how
-    much."""
+    """The covariance of the centred ratings (logistic units): ``C H^-1 (phi A + prior I)
+    H^-1 C`` with ``H = A + prior I`` the posterior's Hessian (``A`` the data's), ``C`` the
+    centring (the fit reports ratings about their mean) and ``phi`` the outcomes'
+    overdispersion, ``tr J / tr A`` with ``J`` the sum of the units' score outer products
+    (more than 1 when units' games vary together or the model misses something), floored
+    at 1. At ``phi = 1`` this is the posterior covariance ``H^-1``.
+
+    Not ``H^-1 (J + prior I) H^-1`` (the sandwich proper): it shrinks with draws (a draw
+    varies less than a win or a loss) and held the truth for 91% of matchmade bots in
+    ``bench/rating_coverage.py`` against 95% for ``H^-1``."""
     cached = getattr(design, "_sandwich", None)
     if cached is not None:
         return cached  # type: ignore[no-any-return]
     h = design.hessian(point, total, prior)
     scores = design.unit_scores(point)
-    j = np.asarray((scores.T @ scores).toarray())
-    j[np.diag_indices(design.n)] += prior
-    factor = linalg.cho_factor(h)
-    left = linalg.cho_solve(factor, j)  # H^-1 J
-    cov = linalg.cho_solve(factor, left.T)  # H^-1 (H^-1 J)' = H^-1 J H^-1
+    j_trace = float(scores.multiply(scores).sum())
+    a_trace = float(np.trace(h)) - prior * design.n
+    phi = max(1.0, j_trace / a_trace) if a_trace > 0 else 1.0
+    inverse = linalg.cho_solve(linalg.cho_factor(h, check_finite=False), np.eye(design.n))
+    cov = phi * inverse - (phi - 1.0) * prior * (inverse @ inverse)
     cov = 0.5 * (cov + cov.T)
     mean = cov.mean(axis=0)
     cov = cov - mean[None, :] - mean[:, None] + mean.mean()
     design._sandwich = cov  # type: ignore[attr-defined]
+    design.dispersion = phi
     return cov
 
 

@@ -154,22 +154,38 @@ def test_the_estimated_prior_is_the_em_fixed_point() -> None:
     assert prior > batch.PRIOR  # 1,500 games of 120 bots: the data shrink the spread
 
 
-def test_sandwich_covariance_is_the_unit_bootstrap_covariance() -> None:
-    """Under the weak prior the sandwich ``H^-1 J H^-1`` is what the linearised bootstrap
-    over units estimates: 4,000 one-step replicates' covariance matches it to Monte Carlo
-    error, pairs of games sharing a unit."""
+def test_interval_covariance_is_the_posterior_inflated_by_the_units_overdispersion() -> None:
+    """The intervals' covariance is ``phi H^-1 - (phi - 1) prior H^-2`` (centred), ``phi``
+    the units' score variance over the model's (``tr J / tr A``, at least 1), computed
+    here game by game; on data of the model ``phi`` is about 1 and the one-step bootstrap
+    over units agrees with it in total variance to Monte Carlo error."""
     true = np.linspace(1300, 1700, 8)
     games = synthetic_league(true, rounds=6, seed=9)
     design = _design_of(8, games)
     wins, total = design.counts()
     point = batch._newton(design, wins, total)
     cov = batch._sandwich(design, point, total, batch.PRIOR)
+    r = point
+    unit_score: dict[int, np.ndarray] = {}
+    for g in games:
+        a, b = g.team_a[0], g.team_b[0]
+        p = 1 / (1 + np.exp(-(r[a] - r[b])))
+        score = unit_score.setdefault(g.unit, np.zeros(8))
+        score[a] += p - g.a_won
+        score[b] -= p - g.a_won
+    j_trace = sum(float(v @ v) for v in unit_score.values())
+    h = design.hessian(point, total, batch.PRIOR)
+    phi = max(1.0, j_trace / (np.trace(h) - 8 * batch.PRIOR))
+    assert design.dispersion == pytest.approx(phi)
+    assert 0.8 < j_trace / (np.trace(h) - 8 * batch.PRIOR) < 1.25
+    inverse = np.linalg.inv(h)
+    want = phi * inverse - (phi - 1) * batch.PRIOR * inverse @ inverse
+    centring = np.eye(8) - 1 / 8
+    assert np.allclose(cov, centring @ want @ centring, atol=1e-9)
     rng = np.random.default_rng(0)
     samples = batch._bootstrap(design, point, total, 4000, rng, False, None)
-    centred = samples - samples.mean(axis=1, keepdims=True)
-    boot = np.cov(centred.T)
-    assert np.allclose(np.diag(cov), np.diag(boot), rtol=0.1)
-    assert np.max(np.abs(cov - boot)) < 0.1 * np.max(np.diag(cov))
+    boot = np.cov((samples - samples.mean(axis=1, keepdims=True)).T)
+    assert np.trace(boot) == pytest.approx(np.trace(cov), rel=0.1)
 
 
 def test_an_undefeated_player_gets_a_finite_rating() -> None:
