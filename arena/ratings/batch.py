@@ -1,18 +1,22 @@
-"""Batch ratings with uncertainty: maximum-likelihood Elo (Bradley–Terry) over all of a
-league's games, with bootstrap intervals for ratings and ranks.
+"""Batch ratings with uncertainty: Elo (Bradley–Terry) over all of a league's games, with
+95% intervals for ratings and ranks.
 
-Pure NumPy/SciPy, no ORM. A game is (team A's players, team B's players, did A win); a
-team's strength is the mean of its members' ratings, so 2-seat and team leagues fit alike.
-Games are grouped into **units** (a league's mirrored pairs: both games share the deck) and
-the bootstrap resamples units with replacement, so the deal's luck that mirroring cancels
-is not counted as evidence twice.
+Pure NumPy/SciPy, no ORM. A game is (team A's players, team B's players, A's score: 1, 0,
+or 1/2 for a draw); a team's strength is the mean of its members' ratings, so 2-seat and
+team leagues fit alike. Games are grouped into **units** (the pair of games of a pairing:
+both games share the deck when mirrored), the independent pieces of evidence.
 
-Each bootstrap replicate is refitted in full while the data are small (up to
-``EXACT_ROWS`` distinct match-ups: every ordinary league). Beyond that a replicate takes one
-Newton step from the full-data estimate with the full-data Hessian, factorised once: the
-linearised bootstrap, which moves interval ends by a few percent of the interval's width
-(``tests/ratings/test_ratings_math.py``) and makes 1,000 bots and 1,000,000 games fit
-in seconds.
+The fit a league runs (``fit``'s default): the posterior mode under a prior N(0, tau^2)
+whose spread is estimated from the league (``_empirical_bayes``), by Newton steps on the
+dense Hessian (``_newton``: the optimum SciPy finds, test-held to 1e-3 Elo); rating
+intervals +- 1.96 standard deviations of the posterior covariance inflated by the units'
+overdispersion (``_sandwich``); rank intervals from 1,000 joint draws of it. No refits:
+at most a few dense factorisations, under a second of a core up to 1,000 bots and ~10^5
+games (``bench/rating_fit.py --sizes``); coverage in ``bench/rating_coverage.py``.
+
+``exact=True`` keeps the bootstrap as it was (replicates over units refitted in full, all at
+once up to ``replicates.MAX_PLAYERS`` players), ``exact=False`` its one-Newton-step
+linearisation: both for comparison (benches and tests).
 """
 
 from __future__ import annotations
