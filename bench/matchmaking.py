@@ -16,7 +16,8 @@ pairs), as leagues now play by default.
   rank interval's width (the league's policy), the same with every bot given as many
   games (the policy before), and the nearest neighbours' best (``spread=0``);
 * random opponents, same budget per round: what the policy adds over blind pairing;
-* round robin: a round is every pairing once (n(n-1)/2 games). It cannot stop mid-round,
+* round robin: a round is every pairing once as a pair of games with the teams swapped,
+  as the arena schedules it (``arena/scheduling.py``): n(n-1) games. It cannot stop mid-round,
   so its cost for any accuracy is a whole number of rounds; the accuracy it has after its
   first round is printed too;
 * the information bound (bench/information_bound.py): the fewest games ANY design could
@@ -28,7 +29,10 @@ share of bots whose true rank lies inside theirs (a narrow interval that misses 
 is no accuracy) at the point each format first reaches each of ``--targets``. ``--seeds``
 leagues (true strengths drawn from seeds ``--seed``, ``--seed + 1``, ...), every format on
 each; the figures are means over the leagues, the ratio per league is printed beside them;
-ratios are games over round robin's games for the same accuracy (one round).
+ratios are games over round robin's games for the same accuracy (one round). Those
+targets are Spearman against the TRUE strengths, an oracle no league has; ``--stop-widths``
+adds the rule a league can use: stop at the first round whose fit's own mean 95% rank
+interval is at most w places, scored afterwards against the truth.
 """
 
 from __future__ import annotations
@@ -106,9 +110,13 @@ class League:
 def run_rounds(
     name: str, true: np.ndarray, k: int, targets: list[float], bootstrap: int, seed: int,
     informed: bool, max_games: int, spread: float = 0.0, even: bool = False,
-) -> tuple[dict[float, tuple[int, float, float, float]], float]:  # fmt: skip
+    widths: Sequence[float] = (),
+) -> tuple[dict[float, tuple[int, float, float, float]], float,
+           dict[float, tuple[int, float, float, float]]]:  # fmt: skip
     """Play rounds until Spearman reaches every target: {target: (games, spearman, rank
-    interval width) when first reached}, and the mean scheduling time of a round."""
+    interval width, coverage) when first reached}, and the mean scheduling time of a
+    round; and the league's own stopping rule: {width: the same at the first round whose
+    fit's mean 95% rank interval is at most ``width`` places} (no true strengths needed)."""
     league = League(true, np.random.default_rng(seed))
     rng = random.Random(seed)
     n = len(true)
@@ -116,8 +124,9 @@ def run_rounds(
     counts = np.zeros(n, dtype=int)
     scheduling = 0.0
     reached: dict[float, tuple[int, float, float, float]] = {}
+    stopped: dict[float, tuple[int, float, float, float]] = {}
     rnd = 0
-    while league.games < max_games and len(reached) < len(targets):
+    while league.games < max_games and (len(reached) < len(targets) or len(stopped) < len(widths)):
         rnd += 1
         t0 = time.perf_counter()
         if informed:
@@ -142,14 +151,20 @@ def run_rounds(
             if target not in reached and rho >= target:
                 _, _, rho_b, width, covered = league.fit(bootstrap)
                 reached[target] = (league.games, rho_b, width, covered)
-    return reached, scheduling / rnd
+        if len(stopped) < len(widths):
+            _, _, rho_b, width, covered = league.fit(bootstrap)
+            for w in widths:
+                if w not in stopped and width <= w:
+                    stopped[w] = (league.games, rho_b, width, covered)
+    return reached, scheduling / rnd, stopped
 
 
 def round_robin(true: np.ndarray, bootstrap: int, seed: int) -> tuple[int, float, float, float]:
     n = len(true)
     league = League(true, np.random.default_rng(seed))
     a, b = np.triu_indices(n, 1)
-    league.play(a, b)
+    league.play(a, b)  # every pairing a pair of games, the teams swapped, as the arena
+    league.play(b, a)  # schedules a round robin (arena/scheduling.py): n(n-1) games
     _, _, rho, width, covered = league.fit(bootstrap)
     return league.games, rho, width, covered
 
@@ -174,6 +189,9 @@ def main() -> None:
         "--spread", type=float, default=SPREAD, help="the drawn policies' spread (sigmas)"
     )
     parser.add_argument("--formats", type=int, default=len(FORMATS), help="only the first N")
+    parser.add_argument(
+        "--stop-widths", default="", help="mean rank-interval widths (places) to stop at"
+    )
     args = parser.parse_args()
     targets = sorted(float(t) for t in args.targets.split(","))
     k = args.games_per_bot
@@ -181,6 +199,8 @@ def main() -> None:
     rr: list[tuple[int, float, float, float]] = []
     got: dict[str, list[dict[float, tuple[int, float, float, float]]]] = {}
     sched: dict[str, list[float]] = {}
+    stops: dict[str, list[dict[float, tuple[int, float, float, float]]]] = {}
+    widths = sorted((float(w) for w in args.stop_widths.split(",") if w), reverse=True)
     bounds: list[dict[float, Bound]] = []
     for seed in range(args.seed, args.seed + args.seeds):
         true = np.random.default_rng(seed).normal(1500, 200, args.bots)
@@ -191,13 +211,42 @@ def main() -> None:
         ideal = Ideal(true, seed=seed)
         bounds.append({t: ideal.bound(t) for t in targets})
         for label, informed, spread, even in formats:
-            reached, sec = run_rounds(
+            reached, sec, stopped = run_rounds(
                 label, true, k, targets, args.bootstrap, seed, informed, rr[-1][0],
-                args.spread if spread is None else spread, even,
+                args.spread if spread is None else spread, even, widths,
             )  # fmt: skip
             got.setdefault(label, []).append(reached)
+            stops.setdefault(label, []).append(stopped)
             sched.setdefault(label, []).append(sec)
     _report(args, k, targets, formats, rr, got, sched, bounds)
+    _report_stops(widths, formats, rr, stops)
+
+
+def _report_stops(
+    widths: list[float], formats: Sequence[tuple], rr: list[tuple[int, float, float, float]],
+    stops: dict[str, list[dict[float, tuple[int, float, float, float]]]],
+) -> None:  # fmt: skip
+    """The league's own stopping rule: the first round whose mean 95% rank interval is at
+    most w places (the fit's own intervals; the true strengths only score it afterwards)."""
+    if not widths:
+        return
+    rr_games = rr[0][0]
+    print(f"stopping rule a league can use: the first round whose fit's mean 95% rank "
+          f"interval is <= w places; round robin: {rr_games:,} games a cycle")  # fmt: skip
+    print(f"  {'w':>6} {'pairing':<20} {'games':>9} {'spearman':>9} {'rank 95% width':>15}"
+          f" {'covers truth':>13} {'vs round robin':>15}")  # fmt: skip
+    for w in widths:
+        for label, *_ in formats:
+            runs = [g[w] for g in stops[label] if w in g]
+            if len(runs) < len(stops[label]):
+                left = len(stops[label]) - len(runs)
+                print(f"  {w:>6.0f} {label:<20} not reached within one round robin's games in "
+                      f"{left} of {len(stops[label])} leagues")  # fmt: skip
+                continue
+            games = float(np.mean([r[0] for r in runs]))
+            print(f"  {w:>6.0f} {label:<20} {games:>9,.0f} {np.mean([r[1] for r in runs]):>9.4f}"
+                  f" {np.mean([r[2] for r in runs]):>15.1f} {np.mean([r[3] for r in runs]):>13.0%}"
+                  f" {games / rr_games:>15.1%}")  # fmt: skip
 
 
 def _report(

@@ -5,6 +5,18 @@ results of N bots (default 1,000 bots, 1,000,000 games in mirrored pairs).
 
     .venv/bin/python bench/rating_fit.py --small [--rounds 5]
 
+    .venv/bin/python bench/rating_fit.py --sizes [50,100,150,200,300,500,750,1000]
+        [--rounds 3] [--old-rounds 1]
+
+``--sizes``: the fit a league runs at the end of each round, per size, on two game graphs:
+one round robin cycle as the arena schedules it (every pairing a pair of games, n(n-1)
+games) and a matchmade league's 10 rounds of 10 games a bot (single games against
+neighbours in strength: 50n games); the deployed fit (``fit``'s default) beside the fit
+before it (200 bootstrap replicates refitted in full up to ``EXACT_ROWS`` match-ups, else
+one Newton step each), in the same run: CPU seconds of the process (one BLAS thread:
+a core), the median of ``--rounds`` (``--old-rounds`` for the old fit), and the "stopped
+short of the optimum" warnings each logged.
+
 ``--small``: the fit a worker runs when a small league's round completes (8, 16, 30, 60 and
 100 bots, ``--rounds`` round robins of mirrored pairs, 200 replicates refitted in full):
 the replicates solved together (``arena.ratings.replicates``) beside one SciPy run each,
@@ -15,15 +27,20 @@ difference between the two fits' interval ends.
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import sys
 import time
 from pathlib import Path
 
-import numpy as np
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")  # one core: the figures are CPU time of one thread
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.ratings.batch import Results, fit  # noqa: E402
+from arena.ratings.batch import EXACT_ROWS, Results, _Design, fit  # noqa: E402
 
 
 def mirrored_pairs(
@@ -51,11 +68,67 @@ def synthetic(bots: int, games: int, seed: int = 1) -> tuple[np.ndarray, Results
 
 
 def round_robin(bots: int, seed: int = 1) -> Results:
-    """One round robin of mirrored pairs."""
+    """One round robin of pairs of games (both games of a pairing one unit)."""
     rng = np.random.default_rng(seed)
     true = rng.normal(1500, 200, bots)
     a, b = np.triu_indices(bots, 1)
     return mirrored_pairs(bots, true, a, b, rng)
+
+
+def matchmade(bots: int, seed: int = 1, rounds: int = 10, per_bot: int = 10) -> Results:
+    """Single games against neighbours in strength (a matchmade league's graph): each
+    bot ``rounds x per_bot / 2`` times the first of a pair, the other a few dozen places
+    away."""
+    rng = np.random.default_rng(seed)
+    true = rng.normal(1500, 200, bots)
+    order = np.argsort(true)
+    games = bots * rounds * per_bot // 2
+    at = rng.integers(0, bots, games)
+    step = np.maximum(1, np.abs(rng.normal(0, max(3.0, 0.03 * bots), games))).astype(int)
+    other = np.clip(at + rng.choice([-1, 1], games) * step, 0, bots - 1)
+    other = np.where(other == at, (at + 1) % bots, other)
+    a, b = order[at], order[other]
+    p = 1.0 / (1.0 + 10.0 ** ((true[b] - true[a]) / 400.0))
+    pad = np.full(games, -1)
+    won = rng.random(games) < p
+    return Results(bots, np.stack([a, pad], 1), np.stack([b, pad], 1), won, np.arange(games))
+
+
+class _Count(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.short = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.short += "stopped short" in record.getMessage()
+
+
+def sizes(which: list[int], timings: int, old_timings: int) -> None:
+    counter = _Count()
+    logging.getLogger("arena.ratings.batch").addHandler(counter)
+    logging.getLogger("arena.ratings.batch").propagate = False
+    print(f"the fit at a round's end; CPU s of one core, median of {timings} (new) and "
+          f"{old_timings} (old) in the same run; 'short': stopped-short warnings")  # fmt: skip
+    print(f"  {'bots':>5} {'graph':<12} {'games':>9} {'match-ups':>9} {'deployed':>9} {'short':>5}"
+          f" {'before':>9} {'short':>5} {'old path':<14} {'ratio':>7}")  # fmt: skip
+    for bots in which:
+        for graph, games in (("round robin", round_robin(bots)), ("matchmade", matchmade(bots))):
+            rows = _Design(games).x.shape[0]
+            old_exact = rows <= EXACT_ROWS
+            spent: dict[str, list[float]] = {"new": [], "old": []}
+            short = {"new": 0, "old": 0}
+            for side, exact, times in (("new", None, timings), ("old", old_exact, old_timings)):
+                for _ in range(times):
+                    before = counter.short
+                    t0 = time.process_time()
+                    fit(bots, games, bootstrap=200, exact=exact)
+                    spent[side].append(time.process_time() - t0)
+                    short[side] += counter.short - before
+            new, old = (float(np.median(spent[k])) for k in ("new", "old"))
+            path = "200 refits" if old_exact else "200 one-step"
+            print(f"  {bots:>5} {graph:<12} {len(games.a_won):>9,} {rows:>9,} {new:>8.2f}s"
+                  f" {short['new']:>5} {old:>8.2f}s {short['old']:>5} {path:<14}"
+                  f" {old / new:>6.1f}x", flush=True)  # fmt: skip
 
 
 def small(timings: int) -> None:
@@ -84,7 +157,12 @@ def main() -> None:
     parser.add_argument("--bootstrap", type=int, default=100)
     parser.add_argument("--small", action="store_true", help="small leagues' fits, see above")
     parser.add_argument("--rounds", type=int, default=5, help="timings per side with --small")
+    parser.add_argument("--sizes", nargs="?", const="50,100,150,200,300,500,750,1000")
+    parser.add_argument("--old-rounds", type=int, default=1, help="old fit's timings, --sizes")
     args = parser.parse_args()
+    if args.sizes:
+        sizes([int(x) for x in args.sizes.split(",")], args.rounds, args.old_rounds)
+        return
     if args.small:
         small(args.rounds)
         return

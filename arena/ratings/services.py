@@ -191,8 +191,10 @@ class FitReport:
 
 
 def fit_batch_ratings(league_id: int, *, bootstrap: int = 200, seed: int = 0) -> FitReport:
-    """Maximum-likelihood Elo over every finished match of the league, with 95% rating and
-    rank intervals from a bootstrap over mirrored pairs; replaces the league's stored fit
+    """Batch Elo over every finished match of the league (``arena.ratings.batch.fit``: the
+    posterior mode under the league's estimated spread), with 95% rating and rank
+    intervals whose units are a pairing's pair of games; ``bootstrap`` is recorded, the
+    intervals need no replicates. Replaces the league's stored fit
     in one transaction. Each version of a hosted bot is a player of its own
     (``VersionFit``); the bot's ``BatchRating`` is its current version's, and ranks are
     among the bots' rows."""
