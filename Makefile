@@ -1,6 +1,8 @@
 # Agent Avenue Arena — developer commands.
 #   make demo   the main job: install, migrate, play the demo league (house bots and an SDK bot
 #               over gRPC), serve the site, API and gateway on http://127.0.0.1:$(PORT)/
+#   make check  the loop before every commit (lint, types, import contract and every test that
+#               starts no process of its own), in parallel; docs/testing.md
 #   make test   the whole suite (ruff, mypy, import contract, pytest) against PostgreSQL and Redis
 # Every target creates .venv and installs into it with requirements.lock as needed.
 
@@ -26,6 +28,12 @@ PORT   ?= 8000
 # the demo's gateway port; empty: GATEWAY_ADDRESS's (default 50051)
 GATEWAY_PORT ?=
 PYTEST_ARGS ?=
+# pytest-xdist workers for make check and make test: `auto` is one per CPU. Worker gw<i> uses
+# Redis database N+i of REDIS_URL's N and PostgreSQL database test_<name>_gw<i> (tests/conftest.py).
+JOBS ?= auto
+XDIST = -n $(JOBS) --dist worksteal
+# where make test keeps its phases' JUnit reports, for the list of the slowest tests
+REPORTS := var/test-reports
 
 # python3.11 if present, else python3 (its version is checked when the venv is made).
 PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3 2>/dev/null)
@@ -39,11 +47,15 @@ MYPY_PATHS = $(wildcard arena leaderboard workers referee scripts tests sdk/aven
 
 section = @printf '\n==== %s ====\n' "$(1)"
 
-.PHONY: help install demo test test-faults lint ruff mypy imports test-referee test-referee-pure proto lock clean
+.PHONY: help install demo check test test-faults lint ruff mypy imports test-referee test-referee-pure proto lock clean
 
 help:
 	@echo "make demo    main job: install, migrate (SQLite), demo league with an SDK bot, serve site + API + gateway on $(HOST):$(PORT)"
-	@echo "make test    whole test suite: ruff, mypy, pytest against PostgreSQL + Redis"
+	@echo "make check   before every commit (<= 5 min): ruff, mypy, import contract, and in parallel every"
+	@echo "             test that starts no process (pytest -m 'not processes'); PostgreSQL + Redis"
+	@echo "make test    whole suite: ruff, mypy, import contract; pytest in parallel, then the serial"
+	@echo "             tests, then the referee's on the pure engine; lists the 20 slowest (docs/testing.md)"
+	@echo "             JOBS=N: xdist workers (default auto); PYTEST_ARGS=...: passed to pytest"
 	@echo "make test-faults  only the fault tests (Redis, gateways, workers killed mid-play)"
 	@echo "make lint    ruff + mypy + the import contract only"
 	@echo "make proto   regenerate sdk/agent_avenue/ from proto/"
@@ -107,6 +119,40 @@ demo: install
 
 # ---------------------------------------------------------------- tests
 
+# pytest in phases, each run even when one before it failed; the result is the worst of them.
+# $(call pytest_phase,name,environment,arguments): a phase that collects no test fails too.
+ENGINE_EXPECT = AVENUE_ENGINE_EXPECT=$$($(PY) -c 'import referee; print(referee.ENGINE)')
+define pytest_phase
+	$(call section,pytest: $(1))
+	@set +e; $(2) $(VENV)/bin/pytest $(3) $(PYTEST_ARGS); rc=$$?; \
+	if [ $$rc -eq 5 ]; then \
+	  echo "ERROR: pytest collected no tests (exit code 5); a suite that runs nothing is a failure."; \
+	  rc=1; \
+	fi; \
+	if [ $$rc -ne 0 ]; then echo "$(1): pytest exit code $$rc" >> $(REPORTS)/failed; fi; true
+endef
+
+# The loop before every commit: lint, types, the import contract, and every test that starts
+# no process of its own (the `processes` marker), on xdist workers with services each.
+check: export DATABASE_URL ?= $(TEST_DATABASE_URL)
+check: export REDIS_URL ?= $(TEST_REDIS_URL)
+check: install
+	$(call section,services: PostgreSQL and Redis)
+	$(PY) scripts/check_services.py --create-database
+	$(call section,ruff)
+	$(VENV)/bin/ruff check .
+	$(call section,mypy)
+	$(VENV)/bin/mypy $(MYPY_PATHS)
+	$(call section,import contract (lint-imports))
+	$(VENV)/bin/lint-imports --no-cache
+	$(call section,pytest: every test that starts no process (-m "not processes", $(JOBS) workers))
+	@set +e; AVENUE_ENGINE_EXPECT=$$($(PY) -c 'import referee; print(referee.ENGINE)') \
+	  $(VENV)/bin/pytest $(XDIST) -m "not processes" $(PYTEST_ARGS); rc=$$?; \
+	if [ $$rc -eq 5 ]; then \
+	  echo "ERROR: pytest collected no tests (exit code 5); a suite that runs nothing is a failure."; \
+	  exit 1; \
+	fi; exit $$rc
+
 test: export DATABASE_URL ?= $(TEST_DATABASE_URL)
 test: export REDIS_URL ?= $(TEST_REDIS_URL)
 test: install
@@ -122,15 +168,13 @@ test: install
 	$(VENV)/bin/mypy $(MYPY_PATHS)
 	$(call section,import contract (lint-imports))
 	$(VENV)/bin/lint-imports --no-cache
-	$(call section,pytest)
-	@set +e; AVENUE_ENGINE_EXPECT=$$($(PY) -c 'import referee; print(referee.ENGINE)') \
-	  $(VENV)/bin/pytest $(PYTEST_ARGS); rc=$$?; \
-	if [ $$rc -eq 5 ]; then \
-	  echo "ERROR: pytest collected no tests (exit code 5); a suite that runs nothing is a failure."; \
-	  exit 1; \
-	fi; exit $$rc
-	$(call section,referee tests on the pure Python engine (AVENUE_ENGINE=pure))
-	$(MAKE) --no-print-directory test-referee-pure PYTEST_ARGS=
+	@rm -rf $(REPORTS) && mkdir -p $(REPORTS)
+	$(call pytest_phase,parallel ($(JOBS) workers: every test not marked serial),$(ENGINE_EXPECT),$(XDIST) -m "not serial" --junitxml=$(REPORTS)/parallel.xml)
+	$(call pytest_phase,serial (-m serial: one test at a time),$(ENGINE_EXPECT),-m serial -p no:cacheprovider --junitxml=$(REPORTS)/serial.xml)
+	$(call pytest_phase,referee tests on the pure Python engine (AVENUE_ENGINE=pure),AVENUE_ENGINE=pure AVENUE_ENGINE_EXPECT=pure,-p no:django -p no:cacheprovider $(XDIST) --junitxml=$(REPORTS)/referee-pure.xml tests/referee)
+	$(call section,slowest tests)
+	@$(PY) scripts/slowest_tests.py -n 20 $(REPORTS)/parallel.xml $(REPORTS)/serial.xml $(REPORTS)/referee-pure.xml
+	@if [ -s $(REPORTS)/failed ]; then echo; echo "FAILED:"; sed 's/^/  /' $(REPORTS)/failed; exit 1; fi
 
 # Only the fault tests (pytest -m faults: Redis, gateways and workers killed or restarted
 # mid-play, each against processes of its own); `make test` runs them with the rest.
@@ -155,11 +199,9 @@ imports: install
 	$(call section,import contract (lint-imports))
 	$(VENV)/bin/lint-imports --no-cache
 
-# The referee's tests need neither Django nor services: run them with pytest-django off
-# (which leaves DJANGO_SETTINGS_MODULE in pyproject an unknown option, hence the -W).
+# The referee's tests need neither Django nor services: run them with pytest-django off.
 test-referee: install
-	@set +e; $(VENV)/bin/pytest -p no:django -W ignore::pytest.PytestConfigWarning \
-	  tests/referee $(PYTEST_ARGS); rc=$$?; \
+	@set +e; $(VENV)/bin/pytest -p no:django tests/referee $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "ERROR: pytest collected no tests under tests/referee."; exit 1; fi; \
 	exit $$rc
 
@@ -167,8 +209,7 @@ test-referee: install
 # make install could build it): AVENUE_ENGINE=pure makes the sources win over the build.
 test-referee-pure: install
 	@set +e; AVENUE_ENGINE=pure AVENUE_ENGINE_EXPECT=pure $(VENV)/bin/pytest -p no:django \
-	  -W ignore::pytest.PytestConfigWarning -p no:cacheprovider \
-	  tests/referee $(PYTEST_ARGS); rc=$$?; \
+	  -p no:cacheprovider tests/referee $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "ERROR: pytest collected no tests under tests/referee."; exit 1; fi; \
 	exit $$rc
 

@@ -2,17 +2,234 @@
 
 Nothing here touches the database: pytest-django only opens one for tests that ask
 for it (the ``db`` fixture or ``django_db`` mark), so tests/referee/ stays Django-free.
+
+Two things happen before Django reads its settings (docs/testing.md):
+
+* under pytest-xdist, each worker gets services of its own: Redis database ``N + i`` for
+  worker ``gw<i>`` when REDIS_URL names database ``N`` (pytest-django already gives each
+  worker a test database of its own, ``test_<name>_gw<i>``), and a slice of the sandbox
+  uids (HOSTED_UID_FIRST..HOSTED_UID_LAST). Set in ``os.environ``, so that every process a
+  test starts (Celery workers, gateways, bot hosts, bots) inherits them;
+* a test that starts a process (anything through ``subprocess``, ``os.fork``,
+  ``multiprocessing``, ``os.posix_spawn``, ``os.system``) must be marked ``processes``:
+  ``make check`` leaves those out, and one that starts a process unmarked fails.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import subprocess
+import sys
+import threading
+import urllib.parse
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+#: the sandbox uids of arena/settings.py (HOSTED_SANDBOX_UIDS), split between xdist workers
+_SANDBOX_UIDS = (61000, 61999)
+
+
+# ---------------------------------------------------------------- services per xdist worker
+
+
+def worker_redis_url(url: str, index: int) -> str:
+    """``url`` moved on by ``index`` Redis databases: ``redis://h:6379/8`` for worker 2 is
+    ``redis://h:6379/10`` (the database in the path, or in ``?db=`` as unix:// URLs and
+    redis-py allow; none named is database 0)."""
+    if index == 0:
+        return url
+    parts = urllib.parse.urlsplit(url)
+    query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+    if any(k == "db" for k, _ in query):
+        query = [(k, str(int(v) + index) if k == "db" else v) for k, v in query]
+        return urllib.parse.urlunsplit(parts._replace(query=urllib.parse.urlencode(query)))
+    if parts.scheme == "unix":
+        query.append(("db", str(index)))
+        return urllib.parse.urlunsplit(parts._replace(query=urllib.parse.urlencode(query)))
+    db = int(parts.path.strip("/") or 0)
+    return urllib.parse.urlunsplit(parts._replace(path=f"/{db + index}"))
+
+
+def _xdist_worker() -> tuple[int, int] | None:
+    """(index, count) of this xdist worker; None outside xdist (or in its controller)."""
+    name = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not name.startswith("gw"):
+        return None
+    return int(name[2:]), int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
+
+
+def _isolate_worker() -> None:
+    worker = _xdist_worker()
+    if worker is None:
+        return
+    index, count = worker
+    if os.environ.get("REDIS_URL"):
+        os.environ["REDIS_URL"] = worker_redis_url(os.environ["REDIS_URL"], index)
+    if "HOSTED_UID_FIRST" not in os.environ and "HOSTED_UID_LAST" not in os.environ:
+        low, high = _SANDBOX_UIDS
+        size = (high - low + 1) // count
+        os.environ["HOSTED_UID_FIRST"] = str(low + index * size)
+        os.environ["HOSTED_UID_LAST"] = str(low + (index + 1) * size - 1)
+
+
+def _settings_loaded() -> bool:
+    conf = sys.modules.get("django.conf")
+    return conf is not None and conf.settings.configured
+
+
+# Before Django reads its settings: pytest-django reads them first thing when it finds
+# DJANGO_SETTINGS_MODULE (ini or environment), before any conftest, so pyproject.toml names
+# none and this conftest sets it; Django is set up at pytest_configure (below).
+if _xdist_worker() is not None and _settings_loaded():
+    raise pytest.UsageError(
+        "DJANGO_SETTINGS_MODULE is set in the environment: unset it for the test suite "
+        "(tests/conftest.py sets it once each xdist worker has services of its own)."
+    )
+_isolate_worker()
+_SETTINGS_SET_HERE = "DJANGO_SETTINGS_MODULE" not in os.environ
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_setupnodes(config: pytest.Config, specs: list[Any]) -> None:
+    """The workers about to start must read their settings after this conftest (above), not
+    inherit DJANGO_SETTINGS_MODULE from this controller."""
+    if _SETTINGS_SET_HERE:
+        os.environ.pop("DJANGO_SETTINGS_MODULE", None)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    if config.pluginmanager.hasplugin("django"):
+        # loaded here, pytest-django's pytest_configure (trylast) then sets Django up
+        from django.conf import settings
+
+        settings.DATABASES  # noqa: B018
+    _check_worker_redis(config)
+
+
+def _check_worker_redis(config: pytest.Config) -> None:
+    """In the controller of an xdist run: every worker's Redis database must exist."""
+    url = os.environ.get("REDIS_URL")
+    workers = len(getattr(config.option, "tx", None) or [])
+    if not url or workers < 2 or _xdist_worker() is not None:
+        return
+    import redis
+
+    for index in range(workers):
+        worker_url = worker_redis_url(url, index)
+        client = redis.Redis.from_url(worker_url, socket_connect_timeout=3, socket_timeout=3)
+        try:
+            client.ping()
+        except redis.ResponseError as exc:
+            raise pytest.UsageError(
+                f"REDIS_URL={url}: {workers} xdist workers use databases {url} and on, one "
+                f"each; {worker_url} is refused ({exc}). Name a lower database in "
+                f"REDIS_URL, or run fewer workers (-n)."
+            ) from None
+        except redis.RedisError:
+            return  # not reachable at all: the tests that need Redis say so
+        finally:
+            client.close()
+
+
+# ---------------------------------------------------------------- tests that start processes
+
+_item_lock = threading.Lock()
+#: the test running now (setup, call, teardown) and the processes it started
+_running: pytest.Item | None = None
+_started: list[str] = []
+
+
+def _note(what: Callable[[], str]) -> None:
+    with _item_lock:
+        if _running is not None:
+            _started.append(what())
+
+
+def _describe(argv: Any) -> str:
+    if isinstance(argv, (str, bytes, os.PathLike)):
+        return os.fsdecode(argv)[:120]
+    try:
+        return " ".join(os.fsdecode(a) for a in argv)[:120]
+    except TypeError:
+        return repr(argv)[:120]
+
+
+def _watch_process_starts() -> None:
+    """Wrap every way this process starts another, to note it against the running test."""
+    execute_child = subprocess.Popen._execute_child  # type: ignore[attr-defined]
+
+    def _execute_child(self: subprocess.Popen[Any], args: Any, *rest: Any, **kw: Any) -> Any:
+        _note(lambda: _describe(args))
+        return execute_child(self, args, *rest, **kw)
+
+    subprocess.Popen._execute_child = _execute_child  # type: ignore[attr-defined]
+
+    def wrap(module: Any, name: str, describe: Callable[..., str]) -> None:
+        original = getattr(module, name, None)
+        if original is None:
+            return
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            _note(lambda: describe(*args, **kwargs))
+            return original(*args, **kwargs)
+
+        setattr(module, name, wrapper)
+
+    wrap(os, "fork", lambda: "os.fork()")
+    wrap(os, "forkpty", lambda: "os.forkpty()")
+    wrap(os, "system", lambda command: _describe(command))
+    wrap(os, "posix_spawn", lambda path, argv, *a, **k: _describe(argv))
+    wrap(os, "posix_spawnp", lambda path, argv, *a, **k: _describe(argv))
+    import multiprocessing.util
+
+    wrap(multiprocessing.util, "spawnv_passfds", lambda path, args, *a: _describe(args))
+
+
+_watch_process_starts()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    global _running
+    with _item_lock:
+        _running = item
+        _started.clear()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    if call.when == "setup":
+        return report
+    with _item_lock:
+        started, _started[:] = list(_started), []
+        if call.when == "teardown":
+            global _running
+            _running = None
+    if not started:
+        return report
+    report.user_properties.append(("processes_started", len(started)))
+    if item.get_closest_marker("processes") is None and report.outcome != "failed":
+        shown = "\n  ".join(dict.fromkeys(started))
+        report.outcome = "failed"
+        report.longrepr = (
+            f"{item.nodeid} started {len(started)} process(es) but is not marked "
+            f"`processes` (@pytest.mark.processes, or pytestmark in its module; "
+            f"docs/testing.md):\n  {shown}"
+        )
+    return report
+
+
+# ---------------------------------------------------------------- fixtures
 
 
 @pytest.fixture(scope="session")

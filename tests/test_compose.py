@@ -23,6 +23,8 @@ from celery import Celery
 from django.core.management import get_commands
 from django.utils.module_loading import import_string
 
+pytestmark = pytest.mark.processes
+
 ROOT = Path(__file__).resolve().parent.parent
 COMPOSE = ROOT / "docker-compose.yml"
 

@@ -27,6 +27,8 @@ from typing import IO
 
 import pytest
 
+pytestmark = pytest.mark.processes
+
 ROOT = Path(__file__).resolve().parent.parent
 READY = "serving (Ctrl-C stops it)"
 

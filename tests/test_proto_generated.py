@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED_ROOT = ROOT / "sdk"
 GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py")
@@ -28,6 +30,7 @@ def _generated_files(root: Path) -> dict[str, bytes]:
     }
 
 
+@pytest.mark.processes
 def test_checked_in_generated_code_matches_proto(tmp_path: Path) -> None:
     gen_proto = _load_gen_proto()
     cmd = gen_proto.protoc_command(tmp_path)
@@ -58,6 +61,7 @@ def test_every_generated_package_has_an_init() -> None:
             package = package.parent
 
 
+@pytest.mark.processes
 def test_generated_code_imports_without_patching() -> None:
     code = (
         "from agent_avenue.v1 import arena_pb2, arena_pb2_grpc; "

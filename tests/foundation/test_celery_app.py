@@ -6,6 +6,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
 from celery import Celery
 
 import workers
@@ -36,12 +37,14 @@ def test_package_exposes_the_app_for_celery_dash_a() -> None:
     assert app.main == "workers"
 
 
+@pytest.mark.processes
 def test_embedded_mode_runs_tasks_eagerly(python, clean_env) -> None:
     conf = _conf(python, clean_env())
     assert conf["eager"] is True
     assert conf["broker"] == "memory://"
 
 
+@pytest.mark.processes
 def test_redis_mode_uses_redis_as_broker_and_backend(python, clean_env) -> None:
     url = "redis://127.0.0.1:6379/0"
     conf = _conf(python, clean_env(REDIS_URL=url))
@@ -50,6 +53,7 @@ def test_redis_mode_uses_redis_as_broker_and_backend(python, clean_env) -> None:
     assert conf["backend"] == url
 
 
+@pytest.mark.processes
 def test_json_is_the_only_serializer(python, clean_env) -> None:
     conf = _conf(python, clean_env())
     assert conf["serializer"] == conf["result_serializer"] == "json"

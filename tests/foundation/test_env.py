@@ -73,6 +73,7 @@ def _setup_django(python: str, env: dict[str, str]) -> subprocess.CompletedProce
     )
 
 
+@pytest.mark.processes
 def test_missing_secret_key_with_debug_off_fails_at_start(python, clean_env) -> None:
     proc = _setup_django(python, clean_env(DEBUG="0"))
     assert proc.returncode != 0
@@ -80,30 +81,35 @@ def test_missing_secret_key_with_debug_off_fails_at_start(python, clean_env) -> 
     assert "SECRET_KEY is required when DEBUG is off" in proc.stderr
 
 
+@pytest.mark.processes
 def test_secret_key_given_with_debug_off_starts(python, clean_env) -> None:
     proc = _setup_django(python, clean_env(DEBUG="0", SECRET_KEY="x" * 50))
     assert proc.returncode == 0, proc.stderr
     assert "setup ok" in proc.stdout
 
 
+@pytest.mark.processes
 def test_bad_debug_value_names_the_variable(python, clean_env) -> None:
     proc = _setup_django(python, clean_env(DEBUG="sometimes"))
     assert proc.returncode != 0
     assert "DEBUG='sometimes' is not a boolean" in proc.stderr
 
 
+@pytest.mark.processes
 def test_bad_redis_url_is_rejected(python, clean_env) -> None:
     proc = _setup_django(python, clean_env(REDIS_URL="localhost:6379"))
     assert proc.returncode != 0
     assert "REDIS_URL='localhost:6379' must start with redis://" in proc.stderr
 
 
+@pytest.mark.processes
 def test_bad_log_level_is_rejected(python, clean_env) -> None:
     proc = _setup_django(python, clean_env(LOG_LEVEL="LOUD"))
     assert proc.returncode != 0
     assert "LOG_LEVEL='LOUD' is not one of" in proc.stderr
 
 
+@pytest.mark.processes
 def test_defaults_are_embedded_mode_on_sqlite(python, clean_env) -> None:
     code = (
         "import django; django.setup(); from django.conf import settings as s; "
@@ -123,6 +129,7 @@ def test_defaults_are_embedded_mode_on_sqlite(python, clean_env) -> None:
     assert scheduler == "django_celery_beat.schedulers:DatabaseScheduler"
 
 
+@pytest.mark.processes
 def test_manage_py_check_passes_in_production_shape(python, clean_env) -> None:
     env = clean_env(
         DEBUG="0",
@@ -138,12 +145,14 @@ def test_manage_py_check_passes_in_production_shape(python, clean_env) -> None:
     assert proc.returncode == 0, proc.stderr
 
 
+@pytest.mark.processes
 def test_a_database_pool_needs_postgresql(python, clean_env) -> None:
     proc = _setup_django(python, clean_env(DATABASE_POOL_SIZE="4"))
     assert proc.returncode != 0
     assert "DATABASE_POOL_SIZE needs a PostgreSQL DATABASE_URL" in proc.stderr
 
 
+@pytest.mark.processes
 def test_a_database_pool_is_bounded_as_configured(python, clean_env) -> None:
     code = (
         "import django; django.setup(); from django.conf import settings as s; "

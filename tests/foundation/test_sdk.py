@@ -44,6 +44,7 @@ def test_sdk_has_a_version() -> None:
     assert avenue_sdk.__version__.count(".") == 2
 
 
+@pytest.mark.processes
 def test_sdk_imports_without_django() -> None:
     code = (
         "import sys, avenue_sdk, avenue_sdk.local, avenue_sdk.sim, avenue_sdk.house, "

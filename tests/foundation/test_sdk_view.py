@@ -10,9 +10,13 @@ import sys
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from referee import GameConfig
 from referee.bots import make_bot
 from referee.play import play_game
+
+pytestmark = pytest.mark.processes
 
 DEADLINE_S = 60
 

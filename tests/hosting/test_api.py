@@ -43,6 +43,7 @@ def upload(client: Client, name: str, filename: str, data: bytes, entry: str):  
     )
 
 
+@pytest.mark.processes
 def test_upload_check_list_and_switch_back() -> None:
     ann, _ = api_client("ann")
     bob, _ = api_client("bob")
@@ -100,6 +101,14 @@ def zipped(names: list[str]) -> bytes:
 LONG = "n" * 300
 
 
+def _zip_id(value: object) -> str | None:
+    """A zip's test id by its size: its bytes hold the time it was made, and the
+    ids must be the same in every pytest-xdist worker."""
+    if isinstance(value, bytes) and value.startswith(b"PK\x03\x04"):
+        return f"zip-{len(value)}-bytes"
+    return None
+
+
 @pytest.mark.parametrize(
     ("filename", "data", "entry", "says"),
     [
@@ -121,6 +130,7 @@ LONG = "n" * 300
         # longer than its column: a 500 (a database error) before
         ("m" * 250 + ".py", BOT, "m" * 250 + ":Mine", "the entry point is 255 characters"),
     ],
+    ids=_zip_id,
 )
 def test_names_no_bot_host_could_unpack_answer_400(
     filename: str, data: bytes, entry: str, says: str

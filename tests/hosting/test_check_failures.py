@@ -197,6 +197,7 @@ def test_what_the_owner_is_told() -> None:
     assert "db.internal" not in told and "OperationalError" in told
 
 
+@pytest.mark.processes
 def test_a_retry_that_gives_a_verdict_keeps_the_first_attempt_in_the_log(
     bot: Bot, monkeypatch: pytest.MonkeyPatch
 ) -> None:

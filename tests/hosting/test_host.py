@@ -23,6 +23,8 @@ from arena.hosting.sandbox import Limits, SandboxUnavailable
 from arena.runner import HouseSeat, TimeControl
 from tests.protocol.harness import Arena, running_arena
 
+pytestmark = pytest.mark.processes
+
 try:
     check_available()
 except SandboxUnavailable as exc:  # pragma: no cover - make test installs bubblewrap

@@ -38,7 +38,9 @@ except SandboxUnavailable as exc:  # pragma: no cover - make test installs bubbl
 
 from tests.hosting.test_sandbox_security import GARBAGE, GOOD, LIMITS, hostile  # noqa: E402
 
-pytestmark = pytest.mark.slow
+# serial: its sandboxes get a 2 s allowance to load, which a machine busy with other tests
+# overran (seen under xdist)
+pytestmark = [pytest.mark.slow, pytest.mark.processes, pytest.mark.serial]
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ try:
 except SandboxUnavailable as exc:  # pragma: no cover - make test installs bubblewrap
     pytest.skip(f"no sandbox here: {exc}", allow_module_level=True)
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.processes]
 
 BOT = b"from avenue_sdk import Bot\n\n\nclass Mine(Bot):\n    pass\n"
 

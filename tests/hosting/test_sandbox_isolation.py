@@ -20,6 +20,8 @@ from arena.hosting import seccomp
 from arena.hosting.sandbox import Sandbox, discard, unpack
 from tests.hosting.hostile import LIMITS, check, contained, hostile, require_sandbox
 
+pytestmark = pytest.mark.processes
+
 ROOT = Path(__file__).resolve().parents[2]
 
 require_sandbox()

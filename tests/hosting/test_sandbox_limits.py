@@ -21,6 +21,8 @@ from arena.hosting.host import SandboxedBot, _NoAnswer
 from arena.hosting.sandbox import Sandbox, discard, unpack
 from tests.hosting.hostile import LIMITS, check, contained, hostile, require_sandbox
 
+pytestmark = [pytest.mark.processes, pytest.mark.serial]
+
 require_sandbox()
 
 def _usable(mode: str) -> bool:

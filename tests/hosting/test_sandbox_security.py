@@ -22,6 +22,8 @@ from arena.hosting import sandbox as sb
 from arena.hosting.check import run_check
 from tests.hosting.hostile import GOOD, LIMITS, check, contained, hostile, require_sandbox
 
+pytestmark = pytest.mark.processes
+
 ROOT = Path(__file__).resolve().parents[2]
 
 require_sandbox()

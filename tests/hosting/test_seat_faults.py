@@ -18,6 +18,8 @@ from arena.runner import FaultCause, HouseSeat, MatchStatus, TimeControl
 from referee import EndReason
 from tests.protocol.harness import Arena, finished, running_arena, wait_for
 
+pytestmark = pytest.mark.processes
+
 #: short: the refused reports end in a timeout, which is waited for
 SHORT = TimeControl(decision_ms=1_000, bank_ms=1_000)
 #: long: an honoured report ends the match long before this could time out

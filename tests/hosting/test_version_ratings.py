@@ -38,7 +38,7 @@ try:
 except SandboxUnavailable as exc:  # pragma: no cover - make test installs bubblewrap
     pytest.skip(f"no sandbox here: {exc}", allow_module_level=True)
 
-pytestmark = [pytest.mark.slow, pytest.mark.services]
+pytestmark = [pytest.mark.slow, pytest.mark.services, pytest.mark.processes]
 
 HEAD = b"from avenue_sdk import Bot\n\n\nclass Mine(Bot):\n    def decide(self, r):\n"
 LAST = HEAD + b"        return len(r.legal) - 1\n"

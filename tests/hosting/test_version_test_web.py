@@ -21,7 +21,7 @@ try:
 except SandboxUnavailable as exc:  # pragma: no cover - make test installs bubblewrap
     pytest.skip(f"no sandbox here: {exc}", allow_module_level=True)
 
-pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True), pytest.mark.processes]
 
 RANDOM = b"from avenue_sdk.house import RandomBot\n\n\nclass Mine(RandomBot):\n    pass\n"
 

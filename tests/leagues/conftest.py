@@ -136,7 +136,9 @@ class Cluster:
 @pytest.fixture
 def cluster(transactional_db: None, settings, tmp_path: Path) -> Iterator[Cluster]:  # noqa: ANN001 - pytest-django's settings fixture
     if not settings.REDIS_URL:
-        pytest.fail("the league tests need a real Redis: run them through `make test`")
+        pytest.fail(
+            "the league tests need a real Redis: set REDIS_URL (as `make test` does: redis://127.0.0.1:6379/0)"
+        )
     tag = uuid.uuid4().hex[:10]
     queue = f"test-leagues-{tag}"
     prefix = f"test-relay-{tag}"

@@ -6,6 +6,7 @@ finished by the next run, statements that grow linearly with the league."""
 from __future__ import annotations
 
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -245,6 +246,7 @@ def test_a_scheduler_overtaken_midway_stops_and_the_other_finishes(db: None, set
     assert_sound_round(rnd)
 
 
+@pytest.mark.processes
 @pytest.mark.slow
 def test_a_scheduler_killed_midway_leaves_a_round_the_next_run_finishes(
     cluster: Cluster,
@@ -282,6 +284,7 @@ def test_a_scheduler_killed_midway_leaves_a_round_the_next_run_finishes(
     assert_sound_round(rnd)
 
 
+@pytest.mark.processes
 @pytest.mark.slow
 def test_a_small_league_plays_rounds_to_completion_in_embedded_mode(tmp_path) -> None:  # noqa: ANN001
     import os
@@ -311,16 +314,31 @@ def test_a_small_league_plays_rounds_to_completion_in_embedded_mode(tmp_path) ->
     assert "information matchmaking, 3 games per bot a round on average" in out
     manage("league", "enter", "Info", "random", "greedy", "search:1", "search:2", "search:3",
            "search:4")  # fmt: skip
-    out = manage("league", "run", "Info", "--rounds", "2")
-    for number in (1, 2):
-        assert f"round {number} of Info: scheduled, 9 matches" in out
-        assert f"round {number}: complete, 9 matches" in out
+    out = manage("league", "run", "Info", "--rounds", "1")
+    assert "round 1 of Info: scheduled, 9 matches" in out
+    assert "round 1: complete, 9 matches" in out
     assert "[  9/9]" in out
-    standings = out[out.index("Standings of Info") :].splitlines()
-    assert len(standings) == 8  # title, header, six bots
-    games = [int(line.split()[-4]) for line in standings[2:]]
-    assert games == [6] * 6, standings  # three games a round each
+    # nobody has a rating yet: every rank interval is the whole league, so every bot
+    # plans the same games_per_bot
+    assert _games_in_standings(out) == [3] * 6, out
+    out = manage("league", "run", "Info", "--rounds", "1")
+    # from now on a bot's games follow the width of its rank interval (planned_games):
+    # between half and twice games_per_bot (at most the five opponents), not even
+    found = re.search(r"round 2 of Info: scheduled, (\d+) matches", out)
+    assert found, out
+    second = int(found.group(1))
+    assert f"round 2: complete, {second} matches" in out
+    games = _games_in_standings(out)
+    assert sum(games) == 2 * (9 + second), out
+    assert all(3 + 1 <= g <= 3 + 5 for g in games), out
     assert PROVISIONAL_GAMES > 6  # all of them still provisional, so all served first
+
+
+def _games_in_standings(out: str) -> list[int]:
+    """The games column of the standings ``league run`` prints last."""
+    standings = out[out.index("Standings of Info") :].splitlines()
+    assert len(standings) == 8, out  # title, header, six bots
+    return sorted(int(line.split()[-4]) for line in standings[2:])
 
 
 def test_pages_and_the_api_show_the_format(db: None, client, settings) -> None:  # noqa: ANN001

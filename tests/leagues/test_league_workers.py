@@ -20,7 +20,7 @@ from tests.leagues.conftest import Cluster, Worker, wait_for
 from tests.leagues.factory import assert_rated_once, house_league, rating_total
 from workers.tasks import schedule_due_rounds
 
-pytestmark = [pytest.mark.services, pytest.mark.slow]
+pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.processes]
 
 
 def _round_complete(league, number: int) -> bool:

@@ -25,7 +25,7 @@ from tests.leagues.conftest import Cluster, wait_for
 from tests.leagues.factory import assert_rated_once, house_league
 from workers.dispatch import _matches_of
 
-pytestmark = [pytest.mark.services, pytest.mark.slow]
+pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.processes]
 
 
 def _queued_messages(client: redis.Redis, queue: str) -> dict[int, list[bytes]]:

@@ -13,7 +13,7 @@ from arena.services.rounds import do_schedule_round
 from tests.leagues.conftest import Cluster, wait_for
 from tests.leagues.factory import assert_rated_once, house_league
 
-pytestmark = [pytest.mark.services, pytest.mark.slow]
+pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.processes]
 
 
 def _other_backends() -> set[tuple[int, object]]:

@@ -26,7 +26,7 @@ from avenue_sdk.protocol.convert import _counts
 from referee.replay import from_json
 from tests.protocol.harness import Arena
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.processes]
 
 
 def _hand(counts: tuple[int, ...]) -> list[list[int]]:

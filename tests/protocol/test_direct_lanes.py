@@ -203,6 +203,7 @@ def test_an_address_that_is_not_the_named_gateway_is_no_lane(gateway) -> None:  
         Lane("127.0.0.1:1", relay.gateway_id, prefix, str(settings.SECRET_KEY))
 
 
+@pytest.mark.processes
 def test_sdk_bots_play_whole_matches_over_the_lanes(tmp_path: Path) -> None:
     with running_arena(tmp_path) as arena:
         for name in ("lane-a", "lane-b"):

@@ -24,6 +24,8 @@ from referee import GameConfig
 from referee.replay import validate
 from tests.protocol.harness import ROOT, Arena, BotProcess, clear_prefix, finished, new_prefix
 
+pytestmark = pytest.mark.processes
+
 RANDOM = "avenue_sdk.examples.random_bot:RandomBot"
 HEURISTIC = "avenue_sdk.examples.heuristic_bot:HeuristicBot"
 

@@ -13,7 +13,7 @@ import pytest
 from tests.protocol.harness import ROOT, bot_env
 from tests.protocol.test_distributed import django_env
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.processes]
 
 
 def manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

@@ -16,6 +16,8 @@ from referee import EndReason
 from referee.replay import validate
 from tests.protocol.harness import Arena, Background, finished, wait_for
 
+pytestmark = pytest.mark.processes
+
 RANDOM = "avenue_sdk.examples.random_bot:RandomBot"
 SLEEPY = "tests.protocol.testbots:SleepyBot"
 #: long enough that a fault detected "at once" cannot be a timeout in disguise

@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 import grpc
+import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.gateway import GatewayConfig
@@ -13,6 +14,8 @@ from arena.gateway.server import SERVICE
 from arena.runner import HouseSeat, MatchStatus
 from arena.services.bots import revoke_token, rotate_token
 from tests.protocol.harness import Arena, finished, running_arena, wait_for
+
+pytestmark = pytest.mark.processes
 
 RANDOM = "avenue_sdk.examples.random_bot:RandomBot"
 

@@ -48,6 +48,7 @@ def strict(tmp_path: Path, transactional_db: None, redis_url: str) -> Iterator[A
         yield a
 
 
+@pytest.mark.processes
 def test_wrong_tokens_from_one_peer_are_limited_and_never_logged(
     strict: Arena, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -114,6 +115,7 @@ def self_signed(tmp: Path) -> tuple[Path, Path]:
     return cert, key
 
 
+@pytest.mark.processes
 def test_the_gateway_serves_tls_to_the_sdk(
     arena: Arena, tmp_path: Path, settings: Any
 ) -> None:

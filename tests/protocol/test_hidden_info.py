@@ -10,6 +10,8 @@ from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+
 from agent_avenue.v1 import arena_pb2 as pb
 from arena.runner import MatchResult, MatchStatus, TimeControl
 from avenue_sdk.protocol import convert
@@ -20,6 +22,8 @@ from referee.state import State
 from tests.protocol.harness import Arena
 from tests.protocol.testbots import read_records
 from tests.referee.hidden import perturb
+
+pytestmark = pytest.mark.processes
 
 RECORDER = "tests.protocol.testbots:RecordingBot"
 #: (seats, mode, ruleset, games)

@@ -22,6 +22,8 @@ from avenue_sdk.local import game_seed
 from referee import GameConfig
 from tests.protocol.harness import ROOT, Arena, bot_env
 
+pytestmark = pytest.mark.processes
+
 HEURISTIC = "avenue_sdk.examples.heuristic_bot:HeuristicBot"
 
 

@@ -13,6 +13,8 @@ from referee import EndReason, GameConfig
 from referee.replay import validate
 from tests.protocol.harness import Arena, wait_for
 
+pytestmark = pytest.mark.processes
+
 RANDOM = "avenue_sdk.examples.random_bot:RandomBot"
 HEURISTIC = "avenue_sdk.examples.heuristic_bot:HeuristicBot"
 

@@ -184,6 +184,7 @@ def _pings(client: redis.Redis) -> bool:
         return False
 
 
+@pytest.mark.processes
 @pytest.mark.services
 def test_a_gateway_resubscribes_its_bots_after_redis_was_down_a_while() -> None:
     """Regression (found by tests/reliability/test_faults_under_load.py): Redis down for

@@ -33,6 +33,8 @@ from tests.protocol.harness import FAST, ROOT, Arena, Background, BotProcess, bo
 from tests.protocol.test_faults import assert_forfeit
 from tests.protocol.testbots import read_records
 
+pytestmark = pytest.mark.processes
+
 PAUSING = "tests.protocol.testbots:PausingBot"
 RANDOM = "avenue_sdk.examples.random_bot:RandomBot"
 #: long decisions, no bank: a clock that ran while the bot was away would show

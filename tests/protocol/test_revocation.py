@@ -27,6 +27,7 @@ from tests.protocol.test_relay import LoopThread, Sink
 RANDOM = "avenue_sdk.examples.random_bot:RandomBot"
 
 
+@pytest.mark.processes
 def test_revoking_or_rotating_ends_the_streams_on_every_gateway(
     cluster,  # type: ignore[no-untyped-def]  # noqa: F811
     settings: Any,  # pytest-django's settings fixture
@@ -101,6 +102,7 @@ def local_gateway(transactional_db: None) -> Iterator[GatewayThread]:
     thread.stop()
 
 
+@pytest.mark.processes
 def test_revocation_ends_the_stream_in_embedded_mode(
     local_gateway: GatewayThread, tmp_path: Path
 ) -> None:
@@ -118,6 +120,7 @@ def test_revocation_ends_the_stream_in_embedded_mode(
             p.stop()
 
 
+@pytest.mark.processes
 def test_a_lost_notice_is_caught_by_the_gateways_own_recheck(
     transactional_db: None, tmp_path: Path
 ) -> None:
@@ -158,6 +161,7 @@ class RevokedWhileAttaching(StaticAuthenticator):
         return super().authenticate(token) if self.checks == 1 else None
 
 
+@pytest.mark.processes
 def test_a_revocation_while_the_stream_attaches_still_ends_it(tmp_path: Path) -> None:
     relay = InProcessRelay()
     auth = RevokedWhileAttaching("aat_racing", BotIdentity("901", "racer"))

@@ -21,7 +21,7 @@ from arena.services.leagues import do_enter
 from tests.leagues.factory import house_league
 from tests.protocol.harness import Arena, wait_for
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.processes]
 
 SLEEPY = "tests.protocol.testbots:SleepyBot"
 

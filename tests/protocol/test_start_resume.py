@@ -24,6 +24,8 @@ from arena.runner import MatchStatus as RunStatus
 from tests.protocol.harness import Arena, Background, wait_for
 from tests.protocol.test_resume import PATIENT, RANDOM, _restart_gateway
 
+pytestmark = pytest.mark.processes
+
 #: the league's default connect grace (League.connect_grace_ms) and reconnect grace
 CONNECT_S = 2.0
 RECONNECT_S = 30.0

@@ -19,6 +19,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.processes
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "tests" / "referee" / "game_digests.py"
 COMPILED_PY = ROOT / ".venv" / "compiled" / "bin" / "python"

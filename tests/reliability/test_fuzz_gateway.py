@@ -53,7 +53,7 @@ from tests.protocol.harness import (
 )
 from tests.reliability import protofuzz as pf
 
-pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True), pytest.mark.processes]
 
 RANDOM = "avenue_sdk.examples.random_bot:RandomBot"
 #: ARENA_FUZZ_SCALE=N multiplies every example count, for a longer run by hand
@@ -74,7 +74,9 @@ STREAMS = settings(
 @pytest.fixture
 def arena(tmp_path: Path, transactional_db: None) -> Iterator[Arena]:
     if not django_settings.REDIS_URL:
-        pytest.fail("the gateway fuzz tests need a real Redis: run them through `make test`")
+        pytest.fail(
+            "the gateway fuzz tests need a real Redis: set REDIS_URL (as `make test` does: redis://127.0.0.1:6379/0)"
+        )
     # Many wrong tokens on purpose, all from this host: no failed-attempt limit here
     # (tests/protocol/test_gateway_limits.py covers it).
     with running_arena(tmp_path, replace(FAST, auth_failure_burst=1_000_000)) as a:
@@ -556,7 +558,10 @@ def make_noise(
         action = pb.Action(match_id=request.match_id, seq=seq, choice_index=0)
         # dropped (and counted by the runner); the bot is told which decision it got wrong
         return pb.BotMessage(action=action).SerializeToString(), (
-            "error", "wrong_seq", request.match_id, seq
+            "error",
+            "wrong_seq",
+            request.match_id,
+            seq,
         )
     if noise in ("other_match", "unknown_match"):
         match_id = other if noise == "other_match" else data.draw(pf.text(), label="match id")

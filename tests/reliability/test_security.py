@@ -82,6 +82,7 @@ def manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
+@pytest.mark.processes
 @pytest.mark.django_db
 def test_check_deploy_is_clean_with_production_settings() -> None:
     proc = manage(production_env(), "check", "--deploy", "--fail-level", "WARNING")
@@ -139,6 +140,7 @@ def gunicorn(transactional_db: None, tmp_path: Path) -> Iterator[str]:
         log.close()
 
 
+@pytest.mark.processes
 def test_production_server_redirects_plain_http_and_secures_cookies(gunicorn: str) -> None:
     User.objects.create_user("secure-sam", password=PASSWORD)
     host = {"Host": "arena.example.org"}

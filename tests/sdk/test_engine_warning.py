@@ -10,6 +10,7 @@ from concurrent import futures
 from pathlib import Path
 
 import grpc
+import pytest
 
 from agent_avenue.v1 import arena_pb2 as pb
 from agent_avenue.v1 import arena_pb2_grpc
@@ -63,6 +64,7 @@ class _NewerArena(arena_pb2_grpc.BotArenaServicer):
                     break
 
 
+@pytest.mark.processes
 def test_a_newer_ruleset_version_warns_once(tmp_path: Path) -> None:
     arena = _NewerArena()
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))

@@ -111,6 +111,7 @@ def test_an_sdk_bot_sees_the_arrays_the_environment_gives() -> None:
         env.step(pick)
 
 
+@pytest.mark.processes
 def test_the_policy_example_plays_in_the_local_arena(tmp_path: Path) -> None:
     out = subprocess.run(
         [

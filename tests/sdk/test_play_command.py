@@ -13,6 +13,8 @@ import pytest
 
 from referee.replay import loads, validate
 
+pytestmark = pytest.mark.processes
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -116,6 +118,8 @@ def test_bad_input_is_a_clear_error_not_a_traceback(tmp_path: Path) -> None:
         assert words in out.stderr and "Traceback" not in out.stderr
 
 
+# serial: under xdist on a busy machine it once went on past Ctrl-C for 120 s (not understood yet)
+@pytest.mark.serial
 @pytest.mark.slow
 def test_ctrl_c_stops_the_run_and_reports_the_games_played(tmp_path: Path) -> None:
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}

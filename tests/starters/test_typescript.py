@@ -33,6 +33,8 @@ from tests.protocol.harness import (
     wait_for,
 )
 
+pytestmark = pytest.mark.processes
+
 ROOT = Path(__file__).resolve().parents[2]
 STARTER = ROOT / "starters" / "typescript"
 #: written into node_modules after a successful ``npm ci``: the lockfile it came from
@@ -92,7 +94,9 @@ def starter() -> list[str]:
 @pytest.fixture
 def arena(tmp_path: Path, transactional_db: None) -> Iterator[Arena]:
     if not settings.REDIS_URL:
-        pytest.fail("these tests need a real Redis: run them through `make test`")
+        pytest.fail(
+            "these tests need a real Redis: set REDIS_URL (as `make test` does: redis://127.0.0.1:6379/0)"
+        )
     with running_arena(tmp_path) as a:
         yield a
 
@@ -218,7 +222,9 @@ def test_welcome_states_the_default_limits(
     """A gateway with its default settings, as docs/protocol.md states them: a ping every
     10 s; Hello.max_concurrent_matches 0 counts as 1, and the value is capped at 16."""
     if not settings.REDIS_URL:
-        pytest.fail("these tests need a real Redis: run them through `make test`")
+        pytest.fail(
+            "these tests need a real Redis: set REDIS_URL (as `make test` does: redis://127.0.0.1:6379/0)"
+        )
     with running_arena(tmp_path, GatewayConfig.from_settings()) as arena:
         process = ts_bot(arena, starter, f"ts-wants-{asked}", "--max-matches", str(asked))
         wait_logged(process, f"up to {granted} matches at once, heartbeat every 10 s")
@@ -231,7 +237,9 @@ def test_it_reconnects_when_the_gateway_comes_back(
     token in AVENUE_ARENA / AVENUE_TOKEN, retries with backoff until a gateway listens on
     that address again, then plays there."""
     if not settings.REDIS_URL:
-        pytest.fail("these tests need a real Redis: run them through `make test`")
+        pytest.fail(
+            "these tests need a real Redis: set REDIS_URL (as `make test` does: redis://127.0.0.1:6379/0)"
+        )
     with running_arena(tmp_path / "first") as first:
         (tmp_path / "first").mkdir()
         process = ts_bot(first, starter, "ts-again", "--bot", "random", via_env=True)

@@ -28,7 +28,7 @@ ARGS = [
 ]  # fmt: skip
 SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.processes]
 
 
 @pytest.fixture(scope="module")

@@ -71,6 +71,7 @@ def visit(pg: Any, url: str, ready: str, allowed: tuple[str, ...] = ()) -> None:
     assert violations == [], f"{url}: {violations}"
 
 
+@pytest.mark.processes
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_pages_viewer_and_api_docs_work_under_the_policy(

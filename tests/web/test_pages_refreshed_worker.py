@@ -20,7 +20,7 @@ from tests.leagues.factory import house_league
 from tests.web.test_pages_after_result import _counts, _match_row, _rows_by_bot
 from tests.web.test_pages_refreshed import _get, _opponent_games, _shown
 
-pytestmark = [pytest.mark.services, pytest.mark.slow]
+pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.processes]
 
 
 def test_a_workers_result_refreshes_the_watched_pages_in_the_shared_cache(

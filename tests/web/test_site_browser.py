@@ -28,7 +28,7 @@ from tests.web.test_browser import (
 
 __all__ = ["browser", "page"]  # fixtures used by name
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.processes]
 PHONE = {"width": 390, "height": 844}
 assert ARGS and CHROMIUM and SHOTS
 

@@ -186,6 +186,8 @@ def test_a_live_game_whose_pair_partner_is_not_over_shows_the_deal_only(
     assert len(data["frames"]) == 1 and "same deck" in data["note"]
 
 
+@pytest.mark.browser
+@pytest.mark.processes
 def test_the_live_page_follows_the_game_and_becomes_the_replay(
     page: Any, live_server: Any, cleanup: list[LiveGame]
 ) -> None:

@@ -180,6 +180,7 @@ def test_the_site_shows_the_gateway_that_runs_and_the_announced_next_round(
     assert client.get("/api/leagues/facts-league/").json()["schedule_note"] == "by hand"
 
 
+@pytest.mark.processes
 def test_the_sdk_archive_installs_outside_a_checkout(client: Client, tmp_path) -> None:  # noqa: ANN001
     import io
     import subprocess
