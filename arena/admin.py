@@ -5,8 +5,11 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.urls import URLPattern, path
+from django.utils.html import format_html
 
+from arena.admin_faults import faults_link, league_faults_view, rerun_matches
 from arena.models import (
     Bot,
     DealMode,
@@ -131,6 +134,26 @@ class LeagueAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     prepopulated_fields = {"slug": ["name"]}
     inlines = [EntryInline]
     actions = ["schedule_next_round"]
+    readonly_fields = ["fault_report"]
+
+    def get_urls(self) -> list[URLPattern]:
+        own = [
+            path(
+                "<path:league_id>/faults/",
+                self.admin_site.admin_view(self.faults_view),
+                name="arena_league_faults",
+            )
+        ]
+        return own + super().get_urls()
+
+    def faults_view(self, request: HttpRequest, league_id: str) -> HttpResponse:
+        return league_faults_view(self, request, league_id)
+
+    @admin.display(description="Faults")
+    def fault_report(self, obj: League) -> str:
+        if obj.pk is None:
+            return "-"
+        return format_html('<a href="{}">fault report and re-runs</a>', faults_link(obj))
 
     def save_model(self, request: HttpRequest, obj: League, form: Any, change: bool) -> None:
         # The admin's change view runs in one transaction: the league and its beat entry
@@ -206,6 +229,15 @@ class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     list_filter = ["status", "end_reason", "rated", "league"]
     list_select_related = ["league", "round"]
     inlines = [ParticipationInline]
+    actions = [rerun_matches]
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        # read only: the re-run action (which checks the model's change permission
+        # itself) is the one way an operator changes a match
+        return False
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
 
     def get_exclude(self, request: HttpRequest, obj: Any = None) -> list[str]:
         # the deal's secret: an operator's screen is no place for it while a bot could
@@ -229,12 +261,6 @@ def _deal_in_play(match: Match) -> bool:
         .filter(status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING])
         .exists()
     )
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
 
 
 @admin.register(Incident)

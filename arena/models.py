@@ -381,6 +381,12 @@ class Match(models.Model):
     attempts = models.PositiveIntegerField(default=0)
     #: attempts ended by a no-show and retried under the league's no-show policy
     no_show_retries = models.PositiveSmallIntegerField(default=0)
+    #: claims spent before the operator's last re-run (``league rerun``): the current run's
+    #: attempt budget (``ARENA_MAX_ATTEMPTS``) counts from here, and attempt numbers keep
+    #: growing, so that no attempt of an earlier run can pass for one of this run
+    attempt_base = models.PositiveIntegerField(default=0)
+    #: times an operator voided this match's result (or its void) and played it again
+    reruns = models.PositiveSmallIntegerField(default=0)
     worker_id = models.CharField(max_length=128, blank=True)
     #: the last infrastructure failure, for operators
     error = models.TextField(blank=True)
@@ -497,6 +503,9 @@ class IncidentKind(models.TextChoices):
     #: an attempt of a match was voided by an infrastructure fault (relay, database, a
     #: gateway or bot host lost): Redis down shows as many of these at once
     ATTEMPT_VOID = "attempt_void", "attempt voided"
+    #: an operator voided a finished match's result and queued it again (``league rerun``);
+    #: the detail holds the result that was voided
+    MATCH_RERUN = "match_rerun", "match voided and re-run"
 
 
 class Incident(models.Model):

@@ -2,8 +2,14 @@
 
 Every value that differs between a laptop and production comes from an
 environment variable read through arena.env (documented in .env.example and
-docs/operations.md). With nothing set, the project runs in *embedded mode*:
+docs/configuration.md). With nothing set, the project runs in *embedded mode*:
 DEBUG on, SQLite under var/, no Redis, Celery tasks executed in-process.
+
+docs/configuration.md is written from this file by scripts/settings_reference.py: each
+read's comment (the lines directly above the call, else above its statement) is the
+variable's meaning there, and the "# ---- name" headers are its sections. Change a
+variable here, then run the script; tests/foundation/test_configuration_doc.py fails
+until the page matches.
 """
 
 from __future__ import annotations
@@ -21,10 +27,14 @@ VAR_DIR = BASE_DIR / "var"
 
 # ---------------------------------------------------------------- core
 
+#: development mode (Django's DEBUG); set 0 in production, where SECRET_KEY is then required
 DEBUG = env_bool("DEBUG", default=True)
 
 if DEBUG:
-    # Only ever used with DEBUG on, i.e. never in production.
+    #: Django's signing key (sessions, CSRF, the relay's direct lanes). With DEBUG on and
+    #: unset: a fixed, insecure development key; with DEBUG off it is required, and the
+    #: process refuses to start without it (make one with
+    #: `python -c 'import secrets; print(secrets.token_urlsafe(50))'`)
     SECRET_KEY = env_str(
         "SECRET_KEY", default="django-insecure-dev-only-agent-avenue-arena-do-not-deploy"
     )
@@ -36,26 +46,34 @@ else:
             "SECRET_KEY=$(python -c 'import secrets; print(secrets.token_urlsafe(50))')"
         )
 
+#: the host names this site answers to
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
+#: origins trusted for CSRF on unsafe requests behind a proxy, with their scheme (e.g.
+#: `https://arena.example.org`)
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", default=[])
 
 # ---------------------------------------------------------------- HTTPS
 
 #: the site is served only over HTTPS (by itself or behind a proxy that terminates TLS):
 #: plain-HTTP requests are redirected, cookies are sent over HTTPS only, HSTS is on. On by
-#: default in production (DEBUG=0); a stack served over plain HTTP turns it off explicitly.
+#: default in production (DEBUG=0); a stack served over plain HTTP turns it off explicitly
+#: (docker-compose.yml does). See docs/operations.md, "HTTPS and rate limits".
 HTTPS_ONLY = env_bool("HTTPS_ONLY", default=not DEBUG)
 SECURE_SSL_REDIRECT = HTTPS_ONLY
 # container and load-balancer health probes speak plain HTTP to the process itself
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 SESSION_COOKIE_SECURE = HTTPS_ONLY
 CSRF_COOKIE_SECURE = HTTPS_ONLY
+#: HSTS max-age in seconds: a year with HTTPS_ONLY, else 0 (no HSTS). Browsers that saw it
+#: cannot be told otherwise for that long: start lower if the domain is new to HTTPS
 SECURE_HSTS_SECONDS = env_int(
     "SECURE_HSTS_SECONDS", default=365 * 24 * 3600 if HTTPS_ONLY else 0, minimum=0
 )
+#: HSTS for every subdomain of this host too
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=True)
 #: "preload" in the HSTS header consents to the browsers' preload list, a commitment for
-#: the whole registrable domain that takes months to undo: only on request
+#: the whole registrable domain that takes months to undo: only on request (while off,
+#: Django's deploy check security.W021 is silenced, on purpose)
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", default=False)
 SILENCED_SYSTEM_CHECKS = [] if SECURE_HSTS_PRELOAD else ["security.W021"]
 #: behind a TLS-terminating proxy that sets X-Forwarded-Proto (and strips it from clients),
@@ -83,6 +101,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # outermost: a page whose database was unreachable is played again (arena.dbretry)
+    "arena.dbretry.DatabaseRetryMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Serves collected static files under gunicorn, where runserver's helper is absent.
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -94,6 +114,10 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "leaderboard.csp.ContentSecurityPolicyMiddleware",
 ]
+
+#: a page (GET, HEAD) that failed because the database could not be reached is tried
+#: again for up to this long (a restart), then answers 503 (``arena.dbretry``)
+DATABASE_RETRY_SECONDS = env_int("DATABASE_RETRY_SECONDS", default=10, minimum=0, maximum=60)
 
 ROOT_URLCONF = "arena.urls"
 WSGI_APPLICATION = "arena.wsgi.application"
@@ -121,6 +145,8 @@ TEMPLATES = [
 VAR_DIR.mkdir(exist_ok=True)
 
 _DEFAULT_SQLITE = VAR_DIR / "arena.sqlite3"
+#: the database, in dj-database-url syntax (PostgreSQL: postgres://USER:PASSWORD@HOST:5432/DB);
+#: default: the SQLite file var/arena.sqlite3 of the checkout
 DATABASE_URL = env_str("DATABASE_URL", default=f"sqlite:///{_DEFAULT_SQLITE}")
 try:
     DATABASES = {
@@ -129,7 +155,8 @@ try:
             conn_health_checks=True,
             # seconds a process keeps its connection between requests or Celery tasks (a
             # new PostgreSQL connection costs ~5 ms, a match's whole orchestration less);
-            # 0 closes it after each, as the tests and a development server want
+            # 0 closes it after each, as the tests and a development server want (compose
+            # sets 600 for its workers, which honour it through workers/fixup.py)
             conn_max_age=env_int("DATABASE_CONN_MAX_AGE", default=0, minimum=0),
         )
     }
@@ -153,6 +180,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 #: none opens a connection of its own. 0 (the default): a connection per thread, opened
 #: when needed. A thread waits up to DATABASE_POOL_TIMEOUT seconds for a free one.
 DATABASE_POOL_SIZE = env_int("DATABASE_POOL_SIZE", default=0, minimum=0)
+#: seconds a thread waits for a pooled connection before its query fails (a match's claim
+#: skips, its result voids the attempt and the match is played again)
 DATABASE_POOL_TIMEOUT = env_int("DATABASE_POOL_TIMEOUT", default=60, minimum=1)
 if DATABASE_POOL_SIZE:
     if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
@@ -168,6 +197,9 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # ---------------------------------------------------------------- Redis, Celery, embedded mode
 
+#: redis://, rediss:// or unix://: distributed mode, Redis the Celery broker and result
+#: backend, the relay between match runners and gateways, and the cache. Unset: embedded
+#: mode (one process, the relay in-process, Celery tasks run eagerly)
 REDIS_URL = env_str("REDIS_URL", default=None)
 if REDIS_URL is not None and not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
     raise ImproperlyConfigured(
@@ -219,7 +251,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 ARENA_LEASE_SECONDS = env_int("ARENA_LEASE_SECONDS", default=60, minimum=2)
 #: match threads of one process that run Python at once; the others wait for a slot while
 #: their answers are in (``arena.runner.slots``). 0: no bound. For workers playing hundreds
-#: of matches with ``--pool threads`` (docker-compose.yml sets 8).
+#: of matches with ``--pool threads`` (docker-compose.yml sets 8; docs/operations.md,
+#: "Many matches per worker").
 ARENA_RUNNER_SLOTS = env_int("ARENA_RUNNER_SLOTS", default=0, minimum=0)
 #: attempts (claims) after which a match whose infrastructure keeps failing is void
 ARENA_MAX_ATTEMPTS = env_int("ARENA_MAX_ATTEMPTS", default=5, minimum=1)
@@ -233,6 +266,10 @@ ARENA_LOST_CONFIRM_SECONDS = env_int("ARENA_LOST_CONFIRM_SECONDS", default=2, mi
 #: is sent again; and a message delivered to a worker this long ago and not started is
 #: taken as lost with that worker
 ARENA_REQUEUE_AFTER_SECONDS = env_int("ARENA_REQUEUE_AFTER_SECONDS", default=600, minimum=1)
+#: a match whose dial-in or hosted bot already plays as many matches as its Hello asked
+#: for (``max_concurrent_matches``) goes back to the queue for this long, its clock not
+#: started and no attempt spent (``arena.services.seatcaps``)
+ARENA_SEAT_WAIT_SECONDS = env_int("ARENA_SEAT_WAIT_SECONDS", default=2, minimum=1, maximum=60)
 #: matches a round played in one process (`manage.py league run`, the demo) plays at once:
 #: a slow bot's matches do not hold the others back
 ARENA_ROUND_CONCURRENCY = env_int("ARENA_ROUND_CONCURRENCY", default=4, minimum=1, maximum=64)
@@ -266,6 +303,7 @@ RELAY_DIRECT_BIND = env_str("RELAY_DIRECT_BIND", default="127.0.0.1:0")
 RELAY_DIRECT_HOST = env_str("RELAY_DIRECT_HOST", default="")
 #: The gateway pings each bot this often, and closes a stream silent for the timeout.
 GATEWAY_HEARTBEAT_SECONDS = env_int("GATEWAY_HEARTBEAT_SECONDS", default=10, minimum=1)
+#: a stream silent this long (while its bot owes no answer) is closed
 GATEWAY_HEARTBEAT_TIMEOUT_SECONDS = env_int(
     "GATEWAY_HEARTBEAT_TIMEOUT_SECONDS", default=30, minimum=2
 )
@@ -275,18 +313,26 @@ GATEWAY_MAX_MESSAGE_BYTES = env_int(
 )
 #: Messages per second (and burst) a bot may send besides its answers to requests.
 GATEWAY_RATE_LIMIT_PER_SECOND = env_int("GATEWAY_RATE_LIMIT_PER_SECOND", default=20, minimum=1)
+#: ... and the burst
 GATEWAY_RATE_LIMIT_BURST = env_int("GATEWAY_RATE_LIMIT_BURST", default=40, minimum=1)
-#: Cap on the matches a bot may ask to play at once (Hello.max_concurrent_matches).
+#: Cap on the matches a bot may ask to play at once (Hello.max_concurrent_matches, where 0
+#: counts as 1); Welcome.limits tells the bot the value in force.
 GATEWAY_MAX_CONCURRENT_MATCHES = env_int("GATEWAY_MAX_CONCURRENT_MATCHES", default=16, minimum=1)
-# Failed token attempts a peer address may make: a burst, then this many a minute.
+#: Failed token attempts a peer address may make at the gateway: a burst, then this many a
+#: minute; beyond, its streams are refused (RESOURCE_EXHAUSTED) before any token is looked at.
 GATEWAY_AUTH_FAILURE_BURST = env_int("GATEWAY_AUTH_FAILURE_BURST", default=20, minimum=1)
+#: ... and the attempts a minute after the burst
 GATEWAY_AUTH_FAILURES_PER_MINUTE = env_int(
     "GATEWAY_AUTH_FAILURES_PER_MINUTE", default=20, minimum=1
 )
-# Open streams' tokens are checked again this often (a backstop to the relay's notice).
+#: Open streams' tokens are checked again this often, and those rotated or revoked are
+#: ended (a backstop to the relay's notice, lost if Redis was unreachable at that moment).
 GATEWAY_TOKEN_RECHECK_SECONDS = env_int("GATEWAY_TOKEN_RECHECK_SECONDS", default=60, minimum=1)
-# PEM files: the gateway serves TLS when both are set (tokens are bearer secrets).
+#: PEM certificate (chain): the gateway serves TLS when it and the key are set (as with
+#: `rungateway --tls-cert/--tls-key`); set both on any network but loopback, for bot
+#: tokens are bearer secrets.
 GATEWAY_TLS_CERT = env_str("GATEWAY_TLS_CERT", default="")
+#: ... and its PEM key
 GATEWAY_TLS_KEY = env_str("GATEWAY_TLS_KEY", default="")
 
 # ---------------------------------------------------------------- health checks
@@ -336,8 +382,10 @@ REST_FRAMEWORK = {
     # default trusts that header, and a made-up address per request escaped every limit)
     "NUM_PROXIES": 0,
     "DEFAULT_THROTTLE_RATES": {
-        # API token requests (they check a password) and bot token creation / rotation
+        # API token requests (`POST /api/auth/token/`, they check a password) per address,
+        # in DRF's rates (N/second, N/min, N/hour, N/day)
         "auth": env_str("THROTTLE_AUTH", default="10/min"),
+        # bot tokens made, rotated or revoked through the API, per user
         "bot_tokens": env_str("THROTTLE_BOT_TOKENS", default="30/hour"),
     },
 }
@@ -379,8 +427,10 @@ SPECTACULAR_SETTINGS = {
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "leaderboard:my-bots"
 LOGOUT_REDIRECT_URL = "leaderboard:home"
-#: log-in and sign-up attempts per client address per window (then HTTP 429)
+#: log-in (site and admin), sign-up and site bot-token attempts per client address per
+#: window (then HTTP 429)
 LOGIN_RATE_LIMIT = env_int("LOGIN_RATE_LIMIT", default=10, minimum=1)
+#: ... and that window, in seconds
 LOGIN_RATE_WINDOW_SECONDS = env_int("LOGIN_RATE_WINDOW_SECONDS", default=60, minimum=1)
 #: a standings or bot page viewed this recently is "watched": a result that changes it
 #: builds it into the cache right after its commit, on the result's worker
@@ -397,7 +447,8 @@ if REDIS_URL:
             "BACKEND": "arena.cache.ResilientRedisCache",
             "LOCATION": REDIS_URL,
             "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 2.0},
-            # deployments (and test runs) sharing a Redis keep apart by database name
+            # prefix of the cache's Redis keys (distributed mode only): deployments (and
+            # test runs) sharing a Redis keep apart by database name
             "KEY_PREFIX": env_str(
                 "CACHE_PREFIX", default=f"cache:{DATABASES['default'].get('NAME', '')}"
             ),
@@ -413,13 +464,19 @@ else:
         }
     }
 
-# ---------------------------------------------------------------- hosted bots (issue 13)
-# What one sandbox (one match) may use: arena.hosting.sandbox.Limits; docs/operations.md.
+# ---------------------------------------------------------------- hosted bots
+# What one sandbox (one match) may use: arena.hosting.sandbox.Limits; docs/operations.md,
+# "Hosted bots".
 HOSTED_SANDBOX_LIMITS = {
+    # CPU seconds of the whole sandbox per match (past them: timeout)
     "cpu_seconds": env_int("HOSTED_CPU_SECONDS", default=120, minimum=1),
+    # memory of the whole sandbox, in MiB (past it: memory)
     "address_space": env_int("HOSTED_MEMORY_MB", default=1024, minimum=256) << 20,
+    # processes and threads of the whole sandbox (past them: process_limit)
     "processes": env_int("HOSTED_PROCESSES", default=32, minimum=4),
+    # open files per process
     "open_files": env_int("HOSTED_OPEN_FILES", default=64, minimum=16),
+    # the sandbox's private /tmp, in MiB
     "tmp_bytes": env_int("HOSTED_TMP_MB", default=64, minimum=1) << 20,
     # cores the whole sandbox may keep busy at once, in hundredths (100: one core)
     "cpu_cores": env_int("HOSTED_CPU_PERCENT", default=100, minimum=10) / 100,
@@ -433,7 +490,9 @@ HOSTED_SANDBOX_CGROUP = env_str("HOSTED_SANDBOX_CGROUP", default="auto")
 # Host uids the sandboxes run as (one per sandbox at a time; no account needed): a range
 # no real user or service of the machine has.
 HOSTED_SANDBOX_UIDS = (
+    # the first uid of that range
     env_int("HOSTED_UID_FIRST", default=61000, minimum=1000),
+    # the last uid of that range (a bot host runs at most as many sandboxes at once)
     env_int("HOSTED_UID_LAST", default=61999, minimum=1000),
 )
 # A version whose check raised (no verdict) is tried again this long after, by any bot host;
@@ -441,12 +500,15 @@ HOSTED_SANDBOX_UIDS = (
 HOSTED_CHECK_RETRY_SECONDS = env_int("HOSTED_CHECK_RETRY_SECONDS", default=60, minimum=0)
 # Uploads: arena.hosting.archives.UploadLimits.
 HOSTED_UPLOAD_LIMITS = {
+    # an upload (a .py file or a .zip), in KiB
     "upload_bytes": env_int("HOSTED_UPLOAD_KB", default=1024, minimum=1) << 10,
+    # what a .zip unpacks to, in KiB
     "unpacked_bytes": env_int("HOSTED_UNPACKED_KB", default=8192, minimum=1) << 10,
 }
 
 # ---------------------------------------------------------------- logging
 
+#: the root log level: DEBUG, INFO, WARNING, ERROR or CRITICAL (any case)
 LOG_LEVEL = env_str("LOG_LEVEL", default="INFO").upper()
 if LOG_LEVEL not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
     raise ImproperlyConfigured(

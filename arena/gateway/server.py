@@ -29,6 +29,7 @@ from arena.gateway.limits import FailedAuthLimiter
 from arena.gateway.messages import BotMessages
 from arena.gateway.recheck import TokenRecheck
 from arena.gateway.session import Session, error_message
+from arena.gateway.stalls import StallClock
 from arena.models import IncidentKind
 from arena.relay.base import GatewayRelay, Inbound, InboundKind, RelayError
 from arena.services.bots import BotIdentity
@@ -62,10 +63,12 @@ class Gateway:
         )
         self.recheck = TokenRecheck(config.token_recheck_s, self._check_token)
         self.messages = BotMessages(config, relay, self.stats)
+        self.stalls = StallClock()
 
     async def start(self) -> None:
         await self.relay.start()
         self.recheck.start()
+        self.stalls.start()
 
     async def _blocking(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._db, fn, *args)
@@ -89,6 +92,7 @@ class Gateway:
             return
         max_matches = min(max(hello.max_concurrent_matches, 1), self.config.max_concurrent_matches)
         session = Session(bot, self.config, max_matches, asyncio.get_running_loop())
+        session.stalls = self.stalls
         # The bot may hang up at any await below; whatever got attached is detached in the
         # finally, so attaching runs as a task of its own that a cancel cannot cut in half.
         attached = asyncio.ensure_future(self._attach(session, hello))
@@ -149,7 +153,7 @@ class Gateway:
                 # A bot thinking may not read its pings; the runner's clock is the limit
                 # then (and gRPC keepalives still catch a dead connection).
                 session.last_heard = session.loop.time()
-            silent = session.loop.time() - session.last_heard
+            silent = session.silent_for(session.loop.time())
             if silent > timeout:
                 self.stats["heartbeat_timeouts"] += 1
                 session.close(

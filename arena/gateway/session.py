@@ -15,6 +15,7 @@ from google.protobuf.message import DecodeError
 
 from agent_avenue.v1 import arena_pb2 as pb
 from arena.gateway.config import GatewayConfig
+from arena.gateway.stalls import StallClock
 from arena.relay.base import Delivery, DeliveryKind
 from arena.services.bots import BotIdentity
 
@@ -113,6 +114,8 @@ class Session:
     #: deliveries that came before the Welcome was queued: the relay routes to a stream as
     #: soon as it is attached, and the Welcome must still be the bot's first message
     held: list[bytes | Stamped] | None = field(default_factory=list)
+    #: the gateway's own pauses, taken out of the bot's measures (``stalls.StallClock``)
+    stalls: StallClock | None = None
 
     def __post_init__(self) -> None:
         self.loop_thread = threading.get_ident()  # sessions are made on the loop
@@ -181,7 +184,13 @@ class Session:
         written = self.outstanding.get((match_id, seq))
         if not written:
             return None
-        return max(0.0, (read_at - written) * 1000)
+        paused = self.stalls.paused(written, read_at) if self.stalls is not None else 0.0
+        return max(0.0, (read_at - written - paused) * 1000)
+
+    def silent_for(self, now: float) -> float:
+        """Seconds since the bot was last heard, the gateway's own pauses left out."""
+        paused = self.stalls.paused(self.last_heard, now) if self.stalls is not None else 0.0
+        return now - self.last_heard - paused
 
     def welcome(self, payload: bytes) -> None:
         """Queue the Welcome, then whatever was delivered before it."""

@@ -155,7 +155,9 @@ def withheld_matches(league: League) -> set[int]:
     return out
 
 
-def recompute_standings(league_id: int, *, fix: bool = False) -> StandingsReport:
+def recompute_standings(
+    league_id: int, *, fix: bool = False, expected: bool = False
+) -> StandingsReport:
     """Every released result of the league from the participations, compared with the
     shown columns (holding the league's rating rows locked); ``fix`` writes the
     recomputed values where they differ."""
@@ -197,7 +199,8 @@ def recompute_standings(league_id: int, *, fix: bool = False) -> StandingsReport
             LiveRating.objects.bulk_update(changed, SHOWN_FIELDS)
             report.fixed = True
     if report.mismatches:
-        logger.error(
+        # expected: the caller changed the history on purpose (an operator's re-run)
+        (logger.info if expected else logger.error)(
             "league %s: %d standings rows differ from a recompute%s",
             league.name, len(report.mismatches), " (fixed)" if fix else "",
         )  # fmt: skip

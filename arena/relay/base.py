@@ -181,6 +181,12 @@ class RunnerRelay(ABC):
         entry = self.presence(bot_id)
         return Reach(None if entry is None else str(entry["conn"]))
 
+    def gateway_paused(self, bot_id: str) -> bool:
+        """Whether the gateway holding the bot's stream has stopped running for a while
+        (its beats late: ``arena.relay.presence.STALL_S``), so that an answer owed now
+        may be waiting in it. An in-process gateway runs with the runner: never."""
+        return False
+
     def on_lanes(self, match_id: str) -> bool:
         """Whether every bot of the match is reached on a direct lane now
         (``arena.relay.direct``): a lane that breaks says so at once, so the runner's

@@ -25,6 +25,9 @@ logger = logging.getLogger(__name__)
 GATEWAY_TTL = 5
 #: seconds between two beats
 BEAT = 1.0
+#: a gateway whose last beat is older than this has stopped running (SIGSTOP, a frozen
+#: machine): a runner waits for it rather than charge its bots (``gateway_paused``)
+STALL_S = 2.0
 
 
 def gateway_key(prefix: str, gateway_id: str) -> str:

@@ -38,7 +38,7 @@ from arena.relay.base import (
     wanted,
 )
 from arena.relay.lanes import Lanes, Route
-from arena.relay.presence import gateway_key
+from arena.relay.presence import GATEWAY_TTL, STALL_S, gateway_key
 from arena.relay.redis_gateway import RedisGatewayRelay
 from arena.relay.wire import (
     INBOX_TTL,
@@ -227,6 +227,19 @@ class RedisRunnerRelay(RunnerRelay):
         except redis.RedisError as exc:
             raise RelayError(f"cannot reach Redis: {exc}") from exc
         return Reach(None, gateway_lost=True, left_at=float(left["at"]), arena_left=True)
+
+    def gateway_paused(self, bot_id: str) -> bool:
+        """True when the bot's gateway has not beaten for ``STALL_S`` (its key's time to
+        live run down that far: no clock of another machine is read) or its key is gone."""
+        try:
+            (raw,) = self._commands(("HGET", self.keys.presence, bot_id))
+            if raw is None:
+                return False  # not held by any gateway: the reconnect logic's case
+            gateway = str(json.loads(raw)["gateway"])
+            (left_ms,) = self._commands(("PTTL", gateway_key(self.keys.prefix, gateway)))
+        except redis.RedisError as exc:
+            raise RelayError(f"cannot reach Redis: {exc}") from exc
+        return int(left_ms) < (GATEWAY_TTL - STALL_S) * 1000
 
     def is_connected(self, bot_id: str) -> bool:
         try:

@@ -41,6 +41,8 @@ START_LOOK_S = 0.5
 #: the runner waits this much past a seat's allowance before calling it a timeout: the
 #: gateway's measure decides, and the relay's delays are not the bot's
 SLACK_S = 2.0
+#: seconds between two looks at a paused gateway (``RunnerRelay.gateway_paused``)
+PAUSED_LOOK_S = 0.25
 
 
 class RemoteSeat(Seat):
@@ -53,6 +55,8 @@ class RemoteSeat(Seat):
         self._history_sent = 0
         self._previous_latency: float | None = None
         self._ctx: MatchContext | None = None
+        #: since when the bot's gateway has been seen paused (None: it runs)
+        self._paused_since: float | None = None
 
     @property
     def _bot_id(self) -> str:
@@ -215,7 +219,14 @@ class RemoteSeat(Seat):
                     last_look = -float("inf")  # look now
             next_look = last_look + self._look_every(ctx, rc)
             held_ms = spent_ms + ((now - out_at) * 1000 if out_at is not None else 0.0)
-            if out_at is not None and held_ms > ask.allowance_ms + SLACK_S * 1000:
+            limit_ms = ask.allowance_ms + SLACK_S * 1000
+            pinned = False
+            if out_at is not None and held_ms > limit_ms and self._gateway_paused(rc, now):
+                # the answer may be waiting in a gateway that stopped running: the clock
+                # stays at the limit until it runs again (its measure then decides)
+                out_at = now - (limit_ms - spent_ms) / 1000
+                held_ms, pinned = limit_ms, True
+            if out_at is not None and held_ms > limit_ms:
                 return Answer(
                     held_ms,
                     fault=FaultCause.TIMEOUT,
@@ -224,8 +235,10 @@ class RemoteSeat(Seat):
             inbound, first = first, None
             if inbound is None:
                 until = next_look
-                if out_at is not None:
-                    until = min(until, now + (ask.allowance_ms + SLACK_S * 1000 - held_ms) / 1000)
+                if pinned:
+                    until = min(until, now + PAUSED_LOOK_S)
+                elif out_at is not None:
+                    until = min(until, now + (limit_ms - held_ms) / 1000)
                 inbound = self.relay.pop(ctx.match_id, max(0.002, until - now))
             now = time.monotonic()
             if inbound is not None:
@@ -249,6 +262,21 @@ class RemoteSeat(Seat):
                 if bot in back:
                     out_at = None  # send it again on the new stream
                 last_look = now
+
+    def _gateway_paused(self, rc: Reconnects, now: float) -> bool:
+        """Whether the bot's gateway is paused (``RunnerRelay.gateway_paused``); one that
+        stays paused past the reconnect grace is the arena's loss (``ArenaFault``)."""
+        if not self.relay.gateway_paused(self._bot_id):
+            self._paused_since = None
+            return False
+        if self._paused_since is None:
+            self._paused_since = now
+            logger.warning("bot %s: its gateway is not running; its clock waits", self.name)
+        elif now - self._paused_since > rc.grace_s:
+            raise ArenaFault(
+                f"the gateway of bot {self.name} did not run for {now - self._paused_since:.0f} s"
+            )
+        return True
 
     def _look_every(self, ctx: MatchContext, rc: Reconnects) -> float:
         """Seconds between two looks at the match's bots (``arena.runner.resume``)."""

@@ -1,7 +1,7 @@
 """The seat interface the match runner drives, and its two kinds of seat.
 
-``TimeControl`` (imported from the SDK's protocol package, which the local arena shares)
-is re-exported here.
+``TimeControl`` and ``Ask`` (imported from the SDK's protocol package, which the local
+arena shares) are re-exported here.
 
 ``HouseSeat`` asks a referee house bot in-process; ``RemoteSeat`` (``arena.runner.remote``)
 sends the decision through the relay to whichever gateway holds the bot's stream. The
@@ -13,17 +13,15 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from arena.relay.base import DropCounts
 from arena.runner.faults import FaultCause
 from arena.runner.resume import Reconnects
-from avenue_sdk.protocol.timing import TimeControl
+from avenue_sdk.protocol.timing import Ask, TimeControl
 from referee import Action, GameConfig
 from referee.bots import make_bot
 from referee.engine import GameResult
-from referee.observation import Observation
 
 
 @dataclass
@@ -43,23 +41,6 @@ class MatchContext:
     drops: DropCounts = field(default_factory=DropCounts)
     #: the remote bots' streams (made by the first remote seat)
     reconnects: Reconnects | None = None
-
-
-@dataclass(frozen=True)
-class Ask:
-    seq: int
-    obs: Observation
-    legal: Sequence[Action]
-    decision_ms: int
-    bank_ms: int
-
-    @property
-    def allowance_s(self) -> float:
-        return (self.decision_ms + self.bank_ms) / 1000
-
-    @property
-    def allowance_ms(self) -> float:
-        return float(self.decision_ms + self.bank_ms)
 
 
 @dataclass(frozen=True)

@@ -104,6 +104,10 @@ class SlottedRelay(RunnerRelay):
         with self.slots.released():
             return self.inner.presence(bot_id)
 
+    def gateway_paused(self, bot_id: str) -> bool:
+        with self.slots.released():
+            return self.inner.gateway_paused(bot_id)
+
     def reach(self, bot_id: str) -> Reach:
         with self.slots.released():
             return self.inner.reach(bot_id)

@@ -104,17 +104,26 @@ def _keys(game: Game) -> list[Key]:
     return keys
 
 
-def _record(games: Sequence[Game]) -> None:
+def do_unrecord_matches(games: Sequence[Game]) -> None:
+    """Take the matches' counts off their bots' rows (an operator voided their results:
+    ``arena.services.rerun``), in the caller's transaction; what ``do_record_matches``
+    added for them, subtracted, so the rows read as if they had never been played."""
+    if games:
+        _record(games, sign=-1)
+
+
+def _record(games: Sequence[Game], sign: int = 1) -> None:
     rows = _rows(k for g in games for k in _keys(g))
     for game in games:
-        _add(game, rows)
+        _add(game, rows, sign)
     now = timezone.now()
     for row in rows.values():
         row.updated_at = now
     update_rows(sorted(rows.values(), key=lambda r: r.pk), _FIELDS)
 
 
-def _add(game: Game, rows: dict[Key, BotAnalytics]) -> None:
+def _add(game: Game, rows: dict[Key, BotAnalytics], sign: int = 1) -> None:
+    """Add the game's counts to its rows (``sign`` -1: take them off)."""
     lg, parts, winner, reason = game.league.pk, game.parts, game.winner, game.reason
     facts: GameFacts = measure(game.record)
     bot_of = {p.seat: p.bot_id for p in parts}
@@ -125,21 +134,25 @@ def _add(game: Game, rows: dict[Key, BotAnalytics]) -> None:
         won = team_of[p.seat] == winner
         for opponent in (None, *opponents[p.seat]):
             row = rows[(lg, p.bot_id, opponent)]
-            row.games += 1
+            row.games += sign
             ends = row.end_for if won else row.end_against
-            ends[reason] = ends.get(reason, 0) + 1
+            ends[reason] = ends.get(reason, 0) + sign
+            if not ends[reason]:
+                del ends[reason]
             latency = facts.latency.get(p.seat, empty)
-            row.latency = [a + b for a, b in zip(row.latency or empty, latency, strict=True)]
-            row.decisions += sum(latency)
+            row.latency = [
+                a + sign * b for a, b in zip(row.latency or empty, latency, strict=True)
+            ]
+            row.decisions += sign * sum(latency)
     for offer in facts.offers:
         mine = bot_of[offer.offerer]
         for opponent in (None, bot_of[offer.chooser]):
             row = rows[(lg, mine, opponent)]
-            row.offers += 1
-            row.face_down_taken += int(offer.face_down_taken)
-            row.gain_total += offer.gain
-            row.handed_third_daredevil += int(offer.handed_third is Agent.DAREDEVIL)
-            row.handed_third_codebreaker += int(offer.handed_third is Agent.CODEBREAKER)
+            row.offers += sign
+            row.face_down_taken += sign * int(offer.face_down_taken)
+            row.gain_total += sign * offer.gain
+            row.handed_third_daredevil += sign * int(offer.handed_third is Agent.DAREDEVIL)
+            row.handed_third_codebreaker += sign * int(offer.handed_third is Agent.CODEBREAKER)
 
 
 #: what a match adds to (everything but the row's keys)

@@ -47,6 +47,9 @@ class PlayOutcome(enum.Enum):
     REQUEUED = "requeued"
     #: the lease was taken over meanwhile; this attempt's result was discarded
     LOST_LEASE = "lost_lease"
+    #: a bot of the match already plays as many matches as it asked for: the claim was
+    #: undone and the match waits in the queue (``arena.services.seatcaps``)
+    SEAT_WAIT = "seat_wait"
 
 
 def worker_id() -> str:
@@ -329,7 +332,9 @@ def do_void_attempt(claim: Claim, error: str) -> PlayOutcome:
     (and re-sent after a short backoff), or void after ``ARENA_MAX_ATTEMPTS``. Ratings are
     never touched here. Raises if the database itself is unreachable: then the lease
     expires and the reaper re-sends the match."""
-    final = claim.attempt >= settings.ARENA_MAX_ATTEMPTS
+    base = Match.objects.filter(pk=claim.match_id).values_list("attempt_base", flat=True)
+    # the budget of this run: an operator's re-run (``arena.services.rerun``) starts anew
+    final = claim.attempt - (base.first() or 0) >= settings.ARENA_MAX_ATTEMPTS
     now = timezone.now()
     round_id = 0  # of a match this attempt makes void
     counted: bool | None = False  # do_match_over's answer for it

@@ -10,8 +10,10 @@ Incidents (``arena.models.Incident``) are written where the arena sees itself fa
 
 A charged fault whose match ran within ``window`` seconds of an incident is *suspect*: it
 may be the arena's doing charged to a bot (what ``no_show`` was when a match started
-during a gateway's drain). The report lists the suspects first; voiding a finished, rated
-match and playing it again is not done here (see docs/operations.md, *Leagues*).
+during a gateway's drain). The report lists the suspects first; ``league rerun NAME
+--suspects`` (``arena.services.rerun``) voids them, recomputes the ratings and plays them
+again. An operator's re-run is an incident too (``MATCH_RERUN``), but not one a fault is
+set against.
 """
 
 from __future__ import annotations
@@ -118,6 +120,7 @@ def fault_report(
     incidents = list(
         Incident.objects.filter(at__gte=min(starts) - window, at__lte=max(ends) + window)
         .filter(Q(match__isnull=True) | Q(match__league=league))
+        .exclude(kind=IncidentKind.MATCH_RERUN)
         .values_list("kind", "at", "source")
     )
     report.incidents = Counter(k for k, _, _ in incidents)

@@ -68,6 +68,7 @@ from arena.services.claims import (
 from arena.services.leagues import check_fault_policy
 from arena.services.results import Finished, Played
 from arena.services.resultwriter import write_results
+from arena.services.seatcaps import check_seats
 from referee import GameConfig, Mode
 from referee.config import RULESETS
 
@@ -197,6 +198,12 @@ def _play_claimed(
             factory = _slotted(factory, slots)
         seats, relay = _seats(match, parts, factory)
         with slots.held() if slots is not None else nullcontext():
+            # in the slot: a slotted relay gives it back around its own waits
+            if relay is not None:
+                if check_seats(claim, parts, relay) is not None:
+                    return PlayOutcome.SEAT_WAIT  # nothing sent to any bot; the claim undone
+                if not connection.in_atomic_block:
+                    connection.close()  # the check's: a game that waits on bots holds none
             outcome = run_match(
                 seats,
                 config,

@@ -194,7 +194,7 @@ def play_round_here(
                 except Exception:  # noqa: BLE001 - e.g. the database went away; next pass
                     logger.exception("match %d: the attempt failed", match_id)
                     continue
-                if outcome is not PlayOutcome.SKIPPED:
+                if outcome not in (PlayOutcome.SKIPPED, PlayOutcome.SEAT_WAIT):
                     on_done(match_id, outcome)
     finally:
         # a stop lets the matches under way finish (their bots are mid-game)

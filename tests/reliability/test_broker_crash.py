@@ -35,7 +35,13 @@ from arena.services.rounds import do_reap
 from tests.leagues.conftest import database_url
 from tests.reliability.loadrig import LoadConfig, LoadRig, Outcome, _point_celery, wait_until
 
-pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.faults]
+pytestmark = [
+    pytest.mark.services,
+    pytest.mark.slow,
+    pytest.mark.faults,
+    pytest.mark.processes,
+    pytest.mark.serial,
+]
 
 BOTS = 8
 CFG = LoadConfig(

@@ -31,7 +31,7 @@ from kombu.transport import redis as kombu_redis
 from tests.reliability.loadrig import Proc, free_port, wait_until
 from workers import broker
 
-pytestmark = [pytest.mark.services, pytest.mark.faults]
+pytestmark = [pytest.mark.services, pytest.mark.faults, pytest.mark.processes, pytest.mark.serial]
 
 QUEUE = "transport-test"
 

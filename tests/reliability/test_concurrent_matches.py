@@ -23,7 +23,7 @@ import pytest
 from tests.leagues.conftest import database_url
 from tests.reliability.concurrency import ConcurrencyConfig, ConcurrencyRig, summary
 
-pytestmark = [pytest.mark.services, pytest.mark.slow]
+pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.processes, pytest.mark.serial]
 
 CFG = ConcurrencyConfig(
     matches=60,

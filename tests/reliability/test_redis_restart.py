@@ -29,7 +29,13 @@ from tests.leagues.conftest import database_url
 from tests.leagues.factory import assert_rated_once, house_league
 from tests.reliability.loadrig import ROOT, Proc, _point_celery, free_port, wait_until
 
-pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.faults]
+pytestmark = [
+    pytest.mark.services,
+    pytest.mark.slow,
+    pytest.mark.faults,
+    pytest.mark.processes,
+    pytest.mark.serial,
+]
 
 
 @dataclass

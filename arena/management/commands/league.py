@@ -12,24 +12,24 @@ league pause|resume|finish NAME
 league recompute-ratings NAME [--fix]
 league recompute-standings NAME [--fix]  the standings rows as shown, from the results
 league fit-ratings NAME
+league faults NAME [--hours H]        faults charged to bots, set against the arena's incidents
+league rerun NAME MATCH... | --suspects --reason TEXT   void, recompute ratings, play again
 league standings NAME
 league demo [--rounds 2]              the demo league of house bots (make demo)
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Callable
-from datetime import timedelta
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Count
-from django.utils import timezone
 
 from arena.dispatch import dispatcher
+from arena.management import faults
 from arena.models import (
     Bot,
     Entry,
@@ -158,16 +158,7 @@ class Command(BaseCommand):
         fit.add_argument("name")
         fit.add_argument("--bootstrap", type=int, default=200)
         sub.add_parser("standings", help="print the standings").add_argument("name")
-        faults = sub.add_parser(
-            "faults",
-            help="faults charged to bots by cause and time, flagged when near an arena incident",
-        )
-        faults.add_argument("name")
-        faults.add_argument("--hours", type=float, help="only matches finished this recently")
-        faults.add_argument(
-            "--window", type=float, help="seconds around an incident (default: the graces + 10)"
-        )
-        faults.add_argument("--json", action="store_true", help="the report as JSON")
+        faults.add_parsers(sub)  # faults, rerun
         demo = sub.add_parser("demo", help="the demo league of house bots")
         demo.add_argument(
             "--rounds", type=int, default=2, help="play until the demo league has this many rounds"
@@ -258,15 +249,10 @@ class Command(BaseCommand):
             )
 
     def do_faults(self, o: dict[str, Any]) -> None:
-        from arena.services.faultreport import fault_report, print_report
+        faults.do_faults(o, self.stdout.write)
 
-        league = svc.get_league(o["name"])
-        since = timezone.now() - timedelta(hours=o["hours"]) if o["hours"] else None
-        report = fault_report(league, since=since, window_s=o["window"])
-        if o["json"]:
-            self.stdout.write(json.dumps(report.to_json(), indent=2))
-        else:
-            print_report(report, self.stdout.write)
+    def do_rerun(self, o: dict[str, Any]) -> None:
+        faults.do_rerun(o, self.stdout.write)
 
     @staticmethod
     def _format(league: League) -> str:

@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from avenue_sdk.local.answers import Ending
 from avenue_sdk.local.seats import Match, Seat
 from avenue_sdk.protocol.faults import FaultCause
-from avenue_sdk.protocol.timing import SeatClock, TimeControl
+from avenue_sdk.protocol.timing import Ask, SeatClock, TimeControl
 from referee import GameConfig, apply, forfeit, legal_actions, new_game, result
 from referee.engine import GameResult
 from referee.observation import observe
@@ -72,7 +73,7 @@ def play(
             continue
         bank = int(clock.bank_ms)
         answer = seats[actor].ask(
-            match, actor, seq, observe(state, actor), legal, clock.decision_ms, bank
+            match, actor, Ask(seq, observe(state, actor), legal, clock.decision_ms, bank)
         )
         clock.charge(answer.latency_ms)
         cause, detail = answer.fault, answer.detail
@@ -95,6 +96,7 @@ def play(
         message = f"team {team} wins by {final.reason.value} after {final.turns} turns"
     else:
         message = f"team {team} wins: seat {fault.seat} ({fault.bot}) {fault.cause.label}"
+    ending = Ending(final, None if fault is None else (fault.cause, fault.seat), message)
     for s, seat in enumerate(seats):
-        seat.end(match, s, final, None if fault is None else (fault.cause, fault.seat), message)
+        seat.end(match, s, ending)
     return Game(match_id, seed, record, final, fault, tuple(tuple(c.latencies) for c in clocks))

@@ -6,6 +6,8 @@ as an arena asks it, and a referee house bot in-process (as the arena's house se
 history as the client does, runs ``decide`` on a worker thread under the seat's allowance,
 and reads the answer back with the arena's ``read_answer``: an index out of range, a choice
 that is not legal, an exception or an answer past the allowance are the arena's faults.
+What a seat is asked and answers, and how answers are read and faults typed, is
+``avenue_sdk.local.answers``, which the bot host's sandbox seat shares.
 """
 
 from __future__ import annotations
@@ -13,21 +15,21 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 
 from agent_avenue.v1 import arena_pb2 as pb
 from avenue_sdk.bot import Bot
+from avenue_sdk.local import answers
+from avenue_sdk.local.answers import Answer, Ending, Stopwatch
 from avenue_sdk.protocol import convert
 from avenue_sdk.protocol.faults import FaultCause
+from avenue_sdk.protocol.timing import Ask
 from avenue_sdk.session import Histories, action_for
-from referee import Action, GameConfig
+from referee import GameConfig
 from referee.bots import HOUSE_BOTS, make_bot
-from referee.engine import GameResult
-from referee.observation import Observation
 
 
 @dataclass(frozen=True)
@@ -40,14 +42,6 @@ class Match:
     names: tuple[str, ...]
     decision_ms: int
     bank_ms: int
-
-
-@dataclass(frozen=True)
-class Answer:
-    latency_ms: float
-    action: Action | None = None
-    fault: FaultCause | None = None
-    detail: str = ""
 
 
 def is_house(spec: str) -> bool:
@@ -80,26 +74,10 @@ class Seat:
     def start(self, match: Match, seat: int) -> None:
         """Announce the match."""
 
-    def ask(
-        self,
-        match: Match,
-        seat: int,
-        seq: int,
-        obs: Observation,
-        legal: Sequence[Action],
-        decision_ms: int,
-        bank_ms: int,
-    ) -> Answer:
+    def ask(self, match: Match, seat: int, ask: Ask) -> Answer:
         raise NotImplementedError
 
-    def end(
-        self,
-        match: Match,
-        seat: int,
-        result: GameResult | None,
-        fault: tuple[FaultCause, int] | None,
-        message: str,
-    ) -> None:
+    def end(self, match: Match, seat: int, ending: Ending) -> None:
         """Tell the bot how the match ended."""
 
 
@@ -110,26 +88,13 @@ class HouseSeat(Seat):
         self.bot = make_bot(spec, seed)
         self.name = spec
 
-    def ask(
-        self,
-        match: Match,
-        seat: int,
-        seq: int,
-        obs: Observation,
-        legal: Sequence[Action],
-        decision_ms: int,
-        bank_ms: int,
-    ) -> Answer:
-        started = time.perf_counter()
+    def ask(self, match: Match, seat: int, ask: Ask) -> Answer:
+        watch = Stopwatch()
         try:
-            action = self.bot.act(obs, legal)
+            action = self.bot.act(ask.obs, ask.legal)
         except Exception as exc:  # noqa: BLE001 - any exception of a bot is its crash
-            latency = (time.perf_counter() - started) * 1000
-            return Answer(latency, fault=FaultCause.CRASH, detail=f"{type(exc).__name__}: {exc}")
-        latency = (time.perf_counter() - started) * 1000
-        if action not in legal:
-            return Answer(latency, fault=FaultCause.ILLEGAL_ACTION, detail=f"{action!r}")
-        return Answer(latency, action=action)
+            return answers.crash(watch.ms(), exc)
+        return answers.chosen(action, ask.legal, watch.ms())
 
 
 class ProtocolSeat(Seat):
@@ -156,29 +121,20 @@ class ProtocolSeat(Seat):
             bank_ms=match.bank_ms,
         )
 
-    def request_payload(
-        self,
-        match: Match,
-        seat: int,
-        seq: int,
-        obs: Observation,
-        legal: Sequence[Action],
-        decision_ms: int,
-        bank_ms: int,
-    ) -> bytes:
+    def request_payload(self, match: Match, seat: int, ask: Ask) -> bytes:
         """The ``DecisionRequest``, with the history events sent since the last one."""
         payload = convert.decision_request(
             match_id=match.match_id,
-            seq=seq,
-            obs=obs,
+            seq=ask.seq,
+            obs=ask.obs,
             first_team=match.first_team,
-            legal=legal,
+            legal=ask.legal,
             history_start=self._history_sent[seat],
-            decision_ms=decision_ms,
-            bank_ms=bank_ms,
+            decision_ms=ask.decision_ms,
+            bank_ms=ask.bank_ms,
             previous_latency_ms=self._previous_latency[seat],
         )
-        self._history_sent[seat] = len(obs.history)
+        self._history_sent[seat] = len(ask.obs.history)
         return payload
 
     def answered(self, seat: int, latency_ms: float) -> None:
@@ -186,22 +142,17 @@ class ProtocolSeat(Seat):
         self._previous_latency[seat] = latency_ms
 
     @staticmethod
-    def ended_payload(
-        match: Match,
-        seat: int,
-        result: GameResult | None,
-        fault: tuple[FaultCause, int] | None,
-        message: str,
-    ) -> bytes:
+    def ended_payload(match: Match, seat: int, ending: Ending) -> bytes:
+        fault = ending.fault
         return convert.match_ended(
             match_id=match.match_id,
             seat=seat,
             team=match.config.team_of(seat),
-            result=result,
+            result=ending.result,
             fault_cause=None if fault is None else fault[0],
             fault_seat=None if fault is None else fault[1],
             replay_id=match.match_id,
-            message=message,
+            message=ending.message,
         )
 
 
@@ -234,41 +185,27 @@ class BotSeat(ProtocolSeat):
         message = self._receive(self.started_payload(match, seat))
         self.bot.on_match_started(message.match_started)
 
-    def ask(
-        self,
-        match: Match,
-        seat: int,
-        seq: int,
-        obs: Observation,
-        legal: Sequence[Action],
-        decision_ms: int,
-        bank_ms: int,
-    ) -> Answer:
-        payload = self.request_payload(match, seat, seq, obs, legal, decision_ms, bank_ms)
-        allowance_s = (decision_ms + bank_ms) / 1000
-        started = time.perf_counter()
+    def ask(self, match: Match, seat: int, ask: Ask) -> Answer:
+        payload = self.request_payload(match, seat, ask)
+        watch = Stopwatch()
         future = self._pool.submit(self._decide, payload)
         try:
-            reply = future.result(timeout=allowance_s)
+            reply = future.result(timeout=ask.allowance_s)
         except FutureTimeout:
-            latency = (time.perf_counter() - started) * 1000
+            latency = watch.ms()
             self._abandon()
             return Answer(
                 latency,
                 fault=FaultCause.TIMEOUT,
-                detail=f"no answer to decision {seq} within {allowance_s:g} s",
+                detail=f"no answer to decision {ask.seq} within {ask.allowance_s:g} s",
             )
         except Exception as exc:  # noqa: BLE001 - the bot's exception is its crash
-            latency = (time.perf_counter() - started) * 1000
+            latency = watch.ms()
             self.answered(seat, latency)
-            return Answer(latency, fault=FaultCause.CRASH, detail=f"{type(exc).__name__}: {exc}")
-        latency = (time.perf_counter() - started) * 1000
+            return answers.crash(latency, exc)
+        latency = watch.ms()
         self.answered(seat, latency)
-        try:
-            action = convert.read_answer(pb.Action.FromString(reply), legal)
-        except convert.AnswerError as exc:
-            return Answer(latency, fault=exc.cause, detail=str(exc))
-        return Answer(latency, action=action)
+        return answers.read(pb.Action.FromString(reply), ask.legal, latency)
 
     def _decide(self, payload: bytes) -> bytes:
         request = self._receive(payload).decision_request
@@ -282,15 +219,8 @@ class BotSeat(ProtocolSeat):
         self.bot = self.factory()
         self.histories = Histories()
 
-    def end(
-        self,
-        match: Match,
-        seat: int,
-        result: GameResult | None,
-        fault: tuple[FaultCause, int] | None,
-        message: str,
-    ) -> None:
-        ended = self._receive(self.ended_payload(match, seat, result, fault, message))
+    def end(self, match: Match, seat: int, ending: Ending) -> None:
+        ended = self._receive(self.ended_payload(match, seat, ending))
         self.histories.forget(match.match_id, seat)
         self.bot.on_match_ended(ended.match_ended)
 

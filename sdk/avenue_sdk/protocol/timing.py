@@ -1,12 +1,17 @@
 """The time control: what a seat may spend per decision, and the clock that charges it.
 
 The arena's runner and the SDK's local arena both keep one ``SeatClock`` per seat, so a
-bot times out locally exactly when it would on the arena.
+bot times out locally exactly when it would on the arena, and both put each decision to a
+seat as an ``Ask`` with the time it has.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+from referee import Action
+from referee.observation import Observation
 
 
 @dataclass(frozen=True)
@@ -40,3 +45,23 @@ class SeatClock:
     def charge(self, latency_ms: float) -> None:
         self.latencies.append(latency_ms)
         self.bank_ms = max(0.0, self.bank_ms - max(0.0, latency_ms - self.decision_ms))
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One decision put to a seat: its ``seq`` in the match, what the seat sees, the legal
+    actions and the time it has (the decision's own and what is left of its bank)."""
+
+    seq: int
+    obs: Observation
+    legal: Sequence[Action]
+    decision_ms: int
+    bank_ms: int
+
+    @property
+    def allowance_s(self) -> float:
+        return (self.decision_ms + self.bank_ms) / 1000
+
+    @property
+    def allowance_ms(self) -> float:
+        return float(self.decision_ms + self.bank_ms)
