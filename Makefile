@@ -141,6 +141,7 @@ check: install
 	$(PY) scripts/check_services.py --create-database
 	$(call section,ruff)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(call section,mypy)
 	$(VENV)/bin/mypy $(MYPY_PATHS)
 	$(call section,import contract (lint-imports))
@@ -164,6 +165,7 @@ test: install
 	bash scripts/ensure_bubblewrap.sh
 	$(call section,ruff)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(call section,mypy)
 	$(VENV)/bin/mypy $(MYPY_PATHS)
 	$(call section,import contract (lint-imports))
@@ -189,6 +191,7 @@ lint: install ruff mypy imports
 ruff: install
 	$(call section,ruff)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
 mypy: install
 	$(call section,mypy)

@@ -205,8 +205,7 @@ class League(models.Model):
         related_name="league",
     )
     #: independent deals (default) or mirrored pairs (house bots only: ``arena.deals``)
-    deals = models.CharField(max_length=16, choices=DealMode.choices,
-                             default=DealMode.INDEPENDENT)
+    deals = models.CharField(max_length=16, choices=DealMode.choices, default=DealMode.INDEPENDENT)
     #: round robin (every pairing every round) or information matchmaking
     #: (``games_per_bot`` a round, ``arena.matchmaking``)
     format = models.CharField(
@@ -439,8 +438,9 @@ class MatchReplay(models.Model):
     """The replay of a finished match (``referee.replay.Record`` JSON): kept apart so that
     listing matches never loads it."""
 
-    match = models.OneToOneField(Match, on_delete=models.CASCADE, primary_key=True,
-                                 related_name="replay")
+    match = models.OneToOneField(
+        Match, on_delete=models.CASCADE, primary_key=True, related_name="replay"
+    )
     record = models.JSONField()
     #: the runner's report: per-seat statistics, faults, dropped messages
     report = models.JSONField(default=dict)

@@ -33,9 +33,7 @@ urlpatterns = [
     ),
     # Both without inline scripts, for the Content-Security-Policy (leaderboard/csp.py):
     # Swagger UI's set-up script comes from a URL of its own (the "split" view).
-    path(
-        "api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"
-    ),
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path(
         "api/redoc/",
         SpectacularRedocView.as_view(url_name="api-schema", template_name="arena/redoc.html"),

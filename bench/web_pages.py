@@ -94,8 +94,9 @@ def real_replays(n: int = 20) -> list[dict[str, object]]:
 
     config = GameConfig.for_seats(2, "simple")
     return [
-        play_game(config, seed, [make_bot("greedy", seed), make_bot("random", seed + 1)])
-        .record.to_json()
+        play_game(
+            config, seed, [make_bot("greedy", seed), make_bot("random", seed + 1)]
+        ).record.to_json()
         for seed in range(n)
     ]
 
@@ -133,8 +134,13 @@ def generate() -> None:
         )
         bots = Bot.objects.bulk_create(
             [
-                Bot(name=f"bot{i:04d}", owner=users[i % len(users)], token_prefix="aat_xxxxxx",
-                    token_hash=f"{i:064x}", bot_version=f"1.{i % 7}")
+                Bot(
+                    name=f"bot{i:04d}",
+                    owner=users[i % len(users)],
+                    token_prefix="aat_xxxxxx",
+                    token_hash=f"{i:064x}",
+                    bot_version=f"1.{i % 7}",
+                )
                 for i in range(BOTS)
             ],  # fmt: skip
             batch_size=2000,
@@ -148,9 +154,14 @@ def generate() -> None:
         )
         rounds = Round.objects.bulk_create(
             [
-                Round(league=lg, number=n + 1, status=RoundStatus.COMPLETE,
-                      completed_at=now - timedelta(hours=rounds_per_league - n))
-                for lg in leagues for n in range(rounds_per_league)
+                Round(
+                    league=lg,
+                    number=n + 1,
+                    status=RoundStatus.COMPLETE,
+                    completed_at=now - timedelta(hours=rounds_per_league - n),
+                )
+                for lg in leagues
+                for n in range(rounds_per_league)
             ],  # fmt: skip
             batch_size=5000,
         )
@@ -237,9 +248,15 @@ def generate() -> None:
     with transaction.atomic():
         LiveRating.objects.bulk_create(
             [
-                LiveRating(league_id=e.league_id, bot_id=e.bot_id, rating=rating[e.pk],
-                           games=games[e.pk][0], wins=games[e.pk][1], losses=games[e.pk][2],
-                           forfeits=games[e.pk][3])
+                LiveRating(
+                    league_id=e.league_id,
+                    bot_id=e.bot_id,
+                    rating=rating[e.pk],
+                    games=games[e.pk][0],
+                    wins=games[e.pk][1],
+                    losses=games[e.pk][2],
+                    forfeits=games[e.pk][3],
+                )
                 for e in entries
             ],  # fmt: skip
             batch_size=5000,

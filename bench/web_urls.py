@@ -17,9 +17,7 @@ from arena.urls import urlpatterns as site
 def trivial_page(request: HttpRequest) -> HttpResponse:
     """The site's layout with one indexed query: what every page pays before its work."""
     league = League.objects.order_by("pk").first()
-    return render(
-        request, "leaderboard/error.html", {"title": "Trivial", "message": str(league)}
-    )
+    return render(request, "leaderboard/error.html", {"title": "Trivial", "message": str(league)})
 
 
 class TrivialApi(APIView):

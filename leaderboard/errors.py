@@ -65,5 +65,4 @@ def not_found_anywhere(request: HttpRequest, path: str = "") -> HttpResponse:
 def server_error(request: HttpRequest) -> HttpResponse:
     if _is_api(request):
         return json_error(500, "internal error; it has been logged", "server_error")
-    return _page(500, "Server error", "Something went wrong on our side; it has been logged.",
-                 None)
+    return _page(500, "Server error", "Something went wrong on our side; it has been logged.", None)

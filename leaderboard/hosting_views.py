@@ -84,8 +84,9 @@ def upload(request: HttpRequest, name: str) -> HttpResponse:
         messages.error(request, f"Upload refused: {exc}")
     else:
         messages.success(
-            request, f"Version {version.number} uploaded; a bot host checks it in a sandbox "
-            "(it plays one game against random) before it plays."
+            request,
+            f"Version {version.number} uploaded; a bot host checks it in a sandbox "
+            "(it plays one game against random) before it plays.",
         )
     return redirect("leaderboard:my-bot", name=bot.name)
 

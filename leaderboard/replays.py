@@ -342,9 +342,7 @@ def viewer_json(match: Match, perspective: str) -> dict[str, Any]:
     try:
         payload = build_payload(record, view, _seat_names(match))
     except ReplayError as exc:
-        raise CorruptReplay(
-            f"the replay of match {match.pk} does not re-simulate: {exc}"
-        ) from None
+        raise CorruptReplay(f"the replay of match {match.pk} does not re-simulate: {exc}") from None
     payload.update(match=match.pk, live=False, status=match.status, note="")
     cache.set(key, payload, timeout=24 * 3600)
     return payload

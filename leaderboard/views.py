@@ -21,8 +21,10 @@ from leaderboard.reads import matches as match_reads
 
 def error_page(request: HttpRequest, status: int, title: str, message: str) -> HttpResponse:
     return render(
-        request, "leaderboard/error.html",
-        {"title": title, "message": message, "status": status}, status=status,
+        request,
+        "leaderboard/error.html",
+        {"title": title, "message": message, "status": status},
+        status=status,
     )
 
 

@@ -67,8 +67,10 @@ def check_postgres(url: str, create: bool) -> bool:
             return False
     if not create:
         print(f"MISSING  PostgreSQL database {target!r} does not exist at {where}")
-        print(f"  Create it: createdb -h {params.get('host', '127.0.0.1')} -U "
-              f"{params.get('user', 'postgres')} {target}   (or pass --create-database)")
+        print(
+            f"  Create it: createdb -h {params.get('host', '127.0.0.1')} -U "
+            f"{params.get('user', 'postgres')} {target}   (or pass --create-database)"
+        )
         return False
     maintenance = make_conninfo(conninfo, dbname="postgres")
     with psycopg.connect(maintenance, connect_timeout=TIMEOUT_SECONDS, autocommit=True) as conn:

@@ -32,8 +32,10 @@ def main() -> int:
             name = f"{case.get('classname', '').replace('.', '/')}.py::{case.get('name')}"
             times.append((seconds, phase, name))
     times.sort(reverse=True)
-    print(f"slowest {min(args.n, len(times))} of {len(times)} tests "
-          f"({total:.0f} s of test time in all, summed over the workers):")
+    print(
+        f"slowest {min(args.n, len(times))} of {len(times)} tests "
+        f"({total:.0f} s of test time in all, summed over the workers):"
+    )
     for seconds, phase, name in times[: args.n]:
         print(f"{seconds:8.2f}s  {phase:9}  {name}")
     return 0

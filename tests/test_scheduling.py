@@ -37,7 +37,7 @@ def test_a_pair_swaps_teams_and_deals_each_game_from_its_own_secret_seed() -> No
     assert (g0.mirror, g1.mirror) == (0, 1)
     seeds = [g.seed for g in games]
     assert len(set(seeds)) == len(seeds), "every game its own deal"
-    assert all(0 <= s < 2**SEED_BITS for s in seeds) and max(seeds) >= 2**(SEED_BITS - 8)
+    assert all(0 <= s < 2**SEED_BITS for s in seeds) and max(seeds) >= 2 ** (SEED_BITS - 8)
     assert all(g.first_team == first_team_of(g.seed) for g in games)
     assert {g.first_team for g in games} == {0, 1}
     # the same pairing scheduled again (same round, same entries) is dealt anew: nothing

@@ -71,12 +71,10 @@ class QoS(kombu_redis.QoS):
             with _lock:
                 _unrestored.update((broker, str(tag)) for tag in tags)
             logger.warning(
-                "broker unreachable (%s): %d unacknowledged messages are restored when it "
-                "is back",
+                "broker unreachable (%s): %d unacknowledged messages are restored when it is back",
                 exc,
                 len(tags),
             )
-
 
     def _lost(self) -> bool:
         transport = self.channel.connection

@@ -174,9 +174,7 @@ class Gateway:
         self.recheck.forget(session)
         bot = session.bot
         if session.conn_id:
-            await self.relay.detach(
-                bot.bot_id, session.conn_id, arena=self.draining or bot.hosted
-            )
+            await self.relay.detach(bot.bot_id, session.conn_id, arena=self.draining or bot.hosted)
         reason = session.closing.reason if session.closing else "the stream ended"
         for match_id in sorted(session.matches):
             # draining: the runners wait for the bot to come back elsewhere, its clock

@@ -118,5 +118,3 @@ def check_available() -> str:
     if groups.fallback_reason:
         limits += f" (no cgroup: {groups.fallback_reason})"
     return f"{version.strip()}, seccomp filter, own session keyring, {limits}"
-
-

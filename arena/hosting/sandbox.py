@@ -26,7 +26,6 @@ code, until its hello, is the bot's (``SandboxFault``). The host and the child
 (crash, timeout, memory, process limit, invalid output) is ``arena.hosting.faults``.
 """
 
-
 from __future__ import annotations
 
 import logging

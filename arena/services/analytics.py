@@ -140,9 +140,7 @@ def _add(game: Game, rows: dict[Key, BotAnalytics], sign: int = 1) -> None:
             if not ends[reason]:
                 del ends[reason]
             latency = facts.latency.get(p.seat, empty)
-            row.latency = [
-                a + sign * b for a, b in zip(row.latency or empty, latency, strict=True)
-            ]
+            row.latency = [a + sign * b for a, b in zip(row.latency or empty, latency, strict=True)]
             row.decisions += sign * sum(latency)
     for offer in facts.offers:
         mine = bot_of[offer.offerer]

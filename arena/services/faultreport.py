@@ -104,9 +104,9 @@ def fault_report(
     if window_s is None:
         window_s = (league.reconnect_grace_ms + league.connect_grace_ms) / 1000 + 10
     window = timedelta(seconds=window_s)
-    parts = Participation.objects.filter(
-        league=league, match__status=MatchStatus.FINISHED
-    ).exclude(fault_cause="")
+    parts = Participation.objects.filter(league=league, match__status=MatchStatus.FINISHED).exclude(
+        fault_cause=""
+    )
     if since is not None:
         parts = parts.filter(match__finished_at__gte=since)
     rows = list(

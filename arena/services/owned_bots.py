@@ -70,8 +70,9 @@ def check_can_create(user: User, name: str) -> None:
     if not user.is_authenticated:
         raise NotOwner("log in to create a bot")
     if Bot.objects.filter(owner_id=user.pk).count() >= MAX_BOTS_PER_USER:
-        raise bot_services.BotError(f"you have {MAX_BOTS_PER_USER} bots already, the most one "
-                                    "account may own")
+        raise bot_services.BotError(
+            f"you have {MAX_BOTS_PER_USER} bots already, the most one account may own"
+        )
     bot_services.check_bot_name(name)
 
 

@@ -125,14 +125,10 @@ def void_and_rerun(
         parts = list(
             Participation.objects.filter(match__in=chosen).select_related("bot").order_by("id")
         )
-        before = dict(
-            LiveRating.objects.filter(league=league).values_list("bot__name", "rating")
-        )
+        before = dict(LiveRating.objects.filter(league=league).values_list("bot__name", "rating"))
         for m in chosen:
             seats = [p for p in parts if p.match_id == m.pk]
-            record_incident(
-                IncidentKind.MATCH_RERUN, by, _summary(m, seats, reason), match_id=m.pk
-            )
+            record_incident(IncidentKind.MATCH_RERUN, by, _summary(m, seats, reason), match_id=m.pk)
         games = _analytics_games(league, chosen, parts)  # read before the replays go
         MatchReplay.objects.filter(match__in=chosen).delete()
         RatedMatch.objects.filter(match__in=chosen).delete()
@@ -191,9 +187,7 @@ def _analytics_games(
     league: League, chosen: list[Match], parts: list[Participation]
 ) -> list[analytics.Game]:
     """What the finished matches added to their bots' analytics rows (to take off)."""
-    replays = dict(
-        MatchReplay.objects.filter(match__in=chosen).values_list("match_id", "record")
-    )
+    replays = dict(MatchReplay.objects.filter(match__in=chosen).values_list("match_id", "record"))
     games = []
     for m in chosen:
         if m.status != MatchStatus.FINISHED or m.winner_team is None or m.pk not in replays:
@@ -221,9 +215,12 @@ def _summary(match: Match, seats: list[Participation], reason: str) -> str:
             "finished_at": match.finished_at.isoformat() if match.finished_at else None,
             "seats": [
                 {
-                    "seat": p.seat, "bot": p.bot.name, "won": p.won,
+                    "seat": p.seat,
+                    "bot": p.bot.name,
+                    "won": p.won,
                     "rating_change": None if p.rating_change is None else str(p.rating_change),
-                    "fault_cause": p.fault_cause, "fault_detail": p.fault_detail[:500],
+                    "fault_cause": p.fault_cause,
+                    "fault_detail": p.fault_detail[:500],
                 }
                 for p in seats
             ],

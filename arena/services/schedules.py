@@ -30,7 +30,6 @@ MIN_INTERVAL_S = 10
 MAX_INTERVAL_S = 366 * 24 * 3600
 
 
-
 @dataclass(frozen=True)
 class ScheduleSpec:
     """When a league's rounds start: every N seconds, or a cron expression (UTC)."""

@@ -88,4 +88,3 @@ def check_seats(claim: Claim, parts: list[Participation], relay: RunnerRelay) ->
     why = ", ".join(f"bot {b} plays {playing[b]} of its {caps[b]}" for b in full)
     logger.info("match %d waits %d s for a seat: %s", claim.match_id, wait, why)
     return why
-

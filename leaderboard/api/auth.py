@@ -47,9 +47,7 @@ class HashedTokenAuthentication(TokenAuthentication):
     def authenticate_credentials(self, key: str) -> tuple[Any, ApiToken]:
         if not key.startswith(KEY_PREFIX) or len(key) > 100:
             raise exceptions.AuthenticationFailed("invalid API key")
-        token = (
-            ApiToken.objects.select_related("user").filter(key_hash=hash_key(key)).first()
-        )
+        token = ApiToken.objects.select_related("user").filter(key_hash=hash_key(key)).first()
         if token is None or not token.user.is_active:
             raise exceptions.AuthenticationFailed("invalid API key")
         now = timezone.now()

@@ -34,9 +34,7 @@ def nesting_depth(text: str) -> int:
 
 
 class BoundedJSONParser(JSONParser):
-    def parse(
-        self, stream: Any, media_type: str | None = None, parser_context: Any = None
-    ) -> Any:
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
         encoding = (parser_context or {}).get("encoding") or "utf-8"
         try:
             text = codecs.getreader(encoding)(stream).read()
@@ -44,8 +42,7 @@ class BoundedJSONParser(JSONParser):
             raise ParseError(f"JSON parse error - the body is not {encoding}: {exc}") from None
         if (depth := nesting_depth(text)) > MAX_DEPTH:
             raise ParseError(
-                f"JSON parse error - nested {depth} levels deep; this API takes at most "
-                f"{MAX_DEPTH}"
+                f"JSON parse error - nested {depth} levels deep; this API takes at most {MAX_DEPTH}"
             )
         try:
             parse_constant = json.strict_constant if self.strict else None

@@ -259,39 +259,52 @@ class FramesQuery(serializers.Serializer):
 
 
 class BotListQuery(serializers.Serializer):
-    owner = serializers.RegexField(r"^[\w.@+-]{1,150}$", required=False,
-                                   help_text="only this user's bots")
+    owner = serializers.RegexField(
+        r"^[\w.@+-]{1,150}$", required=False, help_text="only this user's bots"
+    )
     page = serializers.IntegerField(min_value=1, max_value=10**6, required=False)
     page_size = serializers.IntegerField(min_value=1, max_value=200, required=False)
 
 
 class MatchQuery(serializers.Serializer):
-    league = serializers.RegexField(r"^[-a-zA-Z0-9_]{1,80}$", required=False,
-                                    help_text="league slug")
-    bot = serializers.RegexField(names.ANCHORED, required=False,
-                                 help_text="bot name: the matches it played in")
+    league = serializers.RegexField(
+        r"^[-a-zA-Z0-9_]{1,80}$", required=False, help_text="league slug"
+    )
+    bot = serializers.RegexField(
+        names.ANCHORED, required=False, help_text="bot name: the matches it played in"
+    )
     status = serializers.ChoiceField(choices=MatchStatus.choices, required=False)
-    round = serializers.IntegerField(min_value=1, max_value=10**9, required=False,
-                                     help_text="round number")
+    round = serializers.IntegerField(
+        min_value=1, max_value=10**9, required=False, help_text="round number"
+    )
     finished_after = serializers.RegexField(
-        r"^[1-9][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])$", required=False,
+        r"^[1-9][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])$",
+        required=False,
         help_text="a date (inclusive); ISO date-times are accepted too",
     )
     finished_before = serializers.RegexField(
-        r"^[1-9][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])$", required=False,
+        r"^[1-9][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])$",
+        required=False,
         help_text="a date (inclusive); ISO date-times are accepted too",
     )
-    before = serializers.IntegerField(min_value=1, max_value=2**63 - 1, required=False,
-                                      help_text="continue below this match id (from `next`)")
-    limit = serializers.IntegerField(min_value=1, max_value=200, required=False,
-                                     help_text="matches per page, default 50")
+    before = serializers.IntegerField(
+        min_value=1,
+        max_value=2**63 - 1,
+        required=False,
+        help_text="continue below this match id (from `next`)",
+    )
+    limit = serializers.IntegerField(
+        min_value=1, max_value=200, required=False, help_text="matches per page, default 50"
+    )
 
 
 class AnalyticsQuery(serializers.Serializer):
-    league = serializers.RegexField(r"^[-a-zA-Z0-9_]{1,80}$", required=False,
-                                    help_text="league slug (default: all the bot's leagues)",
-                                    error_messages={"invalid": "league must be a league's slug "
-                                                    "(letters, digits, '-', '_')"})
+    league = serializers.RegexField(
+        r"^[-a-zA-Z0-9_]{1,80}$",
+        required=False,
+        help_text="league slug (default: all the bot's leagues)",
+        error_messages={"invalid": "league must be a league's slug (letters, digits, '-', '_')"},
+    )
 
 
 class AnalyticsSerializer(serializers.Serializer):
@@ -309,8 +322,9 @@ class AnalyticsSerializer(serializers.Serializer):
     end_reasons_won = serializers.DictField(child=serializers.IntegerField())
     end_reasons_lost = serializers.DictField(child=serializers.IntegerField())
     decisions = serializers.IntegerField()
-    decision_ms = serializers.DictField(child=serializers.IntegerField(),
-                                        help_text="decisions per time bucket")
+    decision_ms = serializers.DictField(
+        child=serializers.IntegerField(), help_text="decisions per time bucket"
+    )
 
 
 class BotAnalyticsSerializer(serializers.Serializer):

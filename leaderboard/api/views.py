@@ -213,15 +213,21 @@ class BotToken(ArenaView):
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "bot_tokens"
 
-    @extend_schema(request=None, responses={200: s.TokenSerializer, **AUTH_ERRORS, **THROTTLED},
-                   description="A new token for your bot (the old one stops working).")
+    @extend_schema(
+        request=None,
+        responses={200: s.TokenSerializer, **AUTH_ERRORS, **THROTTLED},
+        description="A new token for your bot (the old one stops working).",
+    )
     def post(self, request: Request, name: str) -> Response:
         bot = svc.owned_bot(request.user, name)
         token = svc.do_rotate_token(request.user, bot)
         return Response({"bot": bot.name, "token": token, "token_prefix": bot.token_prefix})
 
-    @extend_schema(request=None, responses={204: None, **AUTH_ERRORS, **THROTTLED},
-                   description="Revoke your bot's token: no new stream opens with it.")
+    @extend_schema(
+        request=None,
+        responses={204: None, **AUTH_ERRORS, **THROTTLED},
+        description="Revoke your bot's token: no new stream opens with it.",
+    )
     def delete(self, request: Request, name: str) -> Response:
         bot = svc.owned_bot(request.user, name)
         svc.do_revoke_token(request.user, bot)
@@ -231,8 +237,9 @@ class BotToken(ArenaView):
 class BotEntries(ArenaView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=s.EntrySerializer,
-                   responses={201: s.EntryResultSerializer, **AUTH_ERRORS})
+    @extend_schema(
+        request=s.EntrySerializer, responses={201: s.EntryResultSerializer, **AUTH_ERRORS}
+    )
     def post(self, request: Request, name: str) -> Response:
         bot = svc.owned_bot(request.user, name)
         data = s.EntrySerializer(data=request.data)
@@ -259,13 +266,15 @@ class BotEntry(ArenaView):
 # ------------------------------------------------------------------ matches
 
 
-
 class MatchList(ArenaView):
     query = fields_of(s.MatchQuery)
 
-    @extend_schema(parameters=[s.MatchQuery], responses={200: s.MatchPageSerializer, **ERRORS},
-                   description="Newest first; follow `next` for older matches.",
-                   operation_id="matches_list")
+    @extend_schema(
+        parameters=[s.MatchQuery],
+        responses={200: s.MatchPageSerializer, **ERRORS},
+        description="Newest first; follow `next` for older matches.",
+        operation_id="matches_list",
+    )
     def get(self, request: Request) -> Response:
         try:
             f = match_reads.parse_filter(request.query_params)
@@ -353,8 +362,11 @@ class AuthToken(ArenaView):
         key = issue_api_key(user)
         return Response({"key": key, "prefix": key[:10]}, status=status.HTTP_201_CREATED)
 
-    @extend_schema(request=None, responses={204: None, **AUTH_ERRORS, **THROTTLED},
-                   description="Revoke your API key.")
+    @extend_schema(
+        request=None,
+        responses={204: None, **AUTH_ERRORS, **THROTTLED},
+        description="Revoke your API key.",
+    )
     def delete(self, request: Request) -> Response:
         if not request.user.is_authenticated:
             raise NotAuthenticated("send your API key (or log in) to revoke it")

@@ -230,9 +230,9 @@ def match_summaries(f: MatchFilter) -> tuple[list[dict[str, Any]], int | None]:
     matches that are over come from the cache (nothing in them changes once a match is
     over), the others from two more queries."""
     page = list(
-        filtered_matches(f).order_by("-id").values_list("id", "status", "finished_at")[
-            : f.limit + 1
-        ]
+        filtered_matches(f)
+        .order_by("-id")
+        .values_list("id", "status", "finished_at")[: f.limit + 1]
     )
     if not page:
         check_names(f)

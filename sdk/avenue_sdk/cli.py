@@ -102,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         log_dir=args.log_dir,
         transcript=args.transcript,
     )
+
     # Ctrl-C and SIGTERM both end the stream cleanly: stop() cancels the call, the read loop
     # ends and the process exits. (A KeyboardInterrupt raised wherever the main thread
     # happens to be, possibly deep inside gRPC, could leave the process hanging at exit.)
@@ -148,26 +149,33 @@ def _play_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     play.add_argument("--seats", type=int, choices=(2, 3, 4), default=2)
     play.add_argument("--ruleset", default="standard", help="ruleset id (default standard)")
     play.add_argument(
-        "--seed", type=int, help="seed of the run; each game's deal derives from it "
-        "(default: a random one, printed)"
+        "--seed",
+        type=int,
+        help="seed of the run; each game's deal derives from it (default: a random one, printed)",
     )
     play.add_argument(
-        "--decision-ms", type=int, default=tc.decision_ms,
+        "--decision-ms",
+        type=int,
+        default=tc.decision_ms,
         help=f"time per decision, as on the arena (default {tc.decision_ms})",
     )
     play.add_argument(
-        "--bank-ms", type=int, default=tc.bank_ms,
+        "--bank-ms",
+        type=int,
+        default=tc.bank_ms,
         help=f"time bank per match for decisions beyond that (default {tc.bank_ms})",
     )
     play.add_argument("--replay-dir", type=Path, help="write each game's replay (JSON) here")
     play.add_argument(
-        "--transcript", type=Path,
+        "--transcript",
+        type=Path,
         help="write every message the bot under test receives to this file (--jobs 1)",
     )
     play.add_argument("--json", type=Path, help="also write the figures as JSON to this file")
     play.add_argument(
-        "--match-prefix", default="local-", help="match ids are PREFIX1, PREFIX2, ... "
-        "(default local-)"
+        "--match-prefix",
+        default="local-",
+        help="match ids are PREFIX1, PREFIX2, ... (default local-)",
     )
     play.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 

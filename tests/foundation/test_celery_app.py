@@ -24,7 +24,11 @@ _DUMP_CONF = (
 
 def _conf(python: str, env: dict[str, str]) -> dict[str, object]:
     proc = subprocess.run(
-        [python, "-c", _DUMP_CONF], cwd=ROOT, env=env, capture_output=True, text=True,
+        [python, "-c", _DUMP_CONF],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
         timeout=60,
     )
     assert proc.returncode == 0, proc.stderr

@@ -117,7 +117,11 @@ def test_defaults_are_embedded_mode_on_sqlite(python, clean_env) -> None:
         "s.DATABASES['default']['NAME'], s.GATEWAY_ADDRESS, s.CELERY_BEAT_SCHEDULER)"
     )
     proc = subprocess.run(
-        [python, "-c", code], cwd=ROOT, env=clean_env(), capture_output=True, text=True,
+        [python, "-c", code],
+        cwd=ROOT,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
         timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
@@ -139,7 +143,11 @@ def test_manage_py_check_passes_in_production_shape(python, clean_env) -> None:
         ALLOWED_HOSTS="arena.example.org",
     )
     proc = subprocess.run(
-        [python, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True,
+        [python, "manage.py", "check"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
         timeout=60,
     )
     assert proc.returncode == 0, proc.stderr

@@ -196,8 +196,14 @@ def test_the_code_is_readable_by_its_sandbox_uid_only() -> None:
             assert st.st_mode & 0o077 == 0, (path, oct(st.st_mode))
         # another unprivileged user of the host cannot read it
         other = subprocess.run(
-            ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-             "cat", f"{code_dir}/mine.py"],
+            [
+                "/usr/bin/setpriv",
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                "cat",
+                f"{code_dir}/mine.py",
+            ],
             capture_output=True,
             text=True,
         )

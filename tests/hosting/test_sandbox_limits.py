@@ -25,6 +25,7 @@ pytestmark = [pytest.mark.processes, pytest.mark.serial]
 
 require_sandbox()
 
+
 def _usable(mode: str) -> bool:
     try:
         cgroups.Groups(mode)

@@ -65,8 +65,16 @@ def _played_round(name: str, **kw: object) -> tuple[League, list[int]]:
 def _analytics(league: League) -> dict[tuple[int, int | None], tuple[object, ...]]:
     return {
         (a.bot_id, a.opponent_id): (
-            a.games, a.offers, a.face_down_taken, a.gain_total, a.handed_third_daredevil,
-            a.handed_third_codebreaker, a.end_for, a.end_against, a.decisions, a.latency,
+            a.games,
+            a.offers,
+            a.face_down_taken,
+            a.gain_total,
+            a.handed_third_daredevil,
+            a.handed_third_codebreaker,
+            a.end_for,
+            a.end_against,
+            a.decisions,
+            a.latency,
         )  # fmt: skip
         for a in BotAnalytics.objects.filter(league=league, games__gt=0)
     }
@@ -249,9 +257,10 @@ def test_the_admin_fault_report_and_action_rerun_matches() -> None:
     assert page.status_code == 200
     text = page.content.decode()
     assert "no_show (suspect)" in text and f'value="{first}" checked' in text
-    assert f"/admin/arena/league/{league.pk}/faults/" in client.get(
-        f"/admin/arena/league/{league.pk}/change/"
-    ).content.decode()
+    assert (
+        f"/admin/arena/league/{league.pk}/faults/"
+        in client.get(f"/admin/arena/league/{league.pk}/change/").content.decode()
+    )
     done = client.post(
         f"/admin/arena/league/{league.pk}/faults/",
         {"matches": [first], "reason": "gateway drained"}, follow=True,

@@ -116,9 +116,7 @@ def self_signed(tmp: Path) -> tuple[Path, Path]:
 
 
 @pytest.mark.processes
-def test_the_gateway_serves_tls_to_the_sdk(
-    arena: Arena, tmp_path: Path, settings: Any
-) -> None:
+def test_the_gateway_serves_tls_to_the_sdk(arena: Arena, tmp_path: Path, settings: Any) -> None:
     """``rungateway --tls-cert/--tls-key`` with a self-signed certificate: the SDK with
     ``--tls --ca-cert`` plays a match through it; a plain-text stream gets nowhere."""
     if shutil.which("openssl") is None:

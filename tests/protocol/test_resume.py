@@ -287,9 +287,7 @@ def test_a_league_match_the_arena_cannot_go_on_with_is_voided_not_forfeited(
     match queued again, nothing rated, nobody charged."""
     settings.ARENA_DISPATCHER = "arena.embedded.InProcessDispatcher"  # no broker message
     league = svc.do_create_league(
-        svc.LeagueSettings(
-            name="Drained", decision_ms=20_000, bank_ms=0, reconnect_grace_ms=2_000
-        )
+        svc.LeagueSettings(name="Drained", decision_ms=20_000, bank_ms=0, reconnect_grace_ms=2_000)
     )
     first_bot, token = arena.bot("drained")
     pausing_bot(arena, "drained", tmp_path, 1, token, sleep=120)
@@ -301,6 +299,7 @@ def test_a_league_match_the_arena_cannot_go_on_with_is_voided_not_forfeited(
     assert scheduled is not None
     match_id = scheduled.matches[0]
     relay = lambda: RedisRunnerRelay(_url(), arena.prefix)  # noqa: E731
+
     def play() -> PlayOutcome:
         try:
             return play_match(match_id, relay_factory=relay)

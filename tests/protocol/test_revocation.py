@@ -176,4 +176,3 @@ def test_a_revocation_while_the_stream_attaches_still_ends_it(tmp_path: Path) ->
         for p in arena.processes:
             p.stop()
         thread.stop()
-

@@ -255,9 +255,7 @@ class LoadRig:
                 "--heartbeat-timeout", "10",
             ],
         ).start()  # fmt: skip
-        wait_until(
-            lambda: "gateway listening" in gw.output() or not gw.alive(), 60, f"gateway {i}"
-        )
+        wait_until(lambda: "gateway listening" in gw.output() or not gw.alive(), 60, f"gateway {i}")
         if not gw.alive():
             raise RuntimeError(f"gateway {i} did not start:\n{gw.output()[-3000:]}")
         if i < len(self.gateways):
@@ -531,9 +529,7 @@ class LoadRig:
         if not report.exact:
             problems.append(f"stored ratings differ from a full recompute: {report.to_json()}")
         latencies: list[float] = []
-        replays = {
-            r.match_id: r for r in MatchReplay.objects.filter(match__league=league)
-        }
+        replays = {r.match_id: r for r in MatchReplay.objects.filter(match__league=league)}
         for pk in sorted(finished_ids):
             replay = replays.get(pk)
             if replay is None:

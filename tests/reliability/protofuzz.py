@@ -126,16 +126,13 @@ def messages(cls: type[Message]) -> st.SearchStrategy[Message]:
     return _message(cls.DESCRIPTOR, 0)
 
 
-def bot_messages(kinds: Iterable[str] = ("hello", "ping", "pong", "action")) -> st.SearchStrategy[
-    pb.BotMessage
-]:
+def bot_messages(
+    kinds: Iterable[str] = ("hello", "ping", "pong", "action"),
+) -> st.SearchStrategy[pb.BotMessage]:
     """BotMessages with exactly one of ``kinds`` set, every field of it random."""
     fields = {f.name: f for f in pb.BotMessage.DESCRIPTOR.fields}
     return st.one_of(
-        *(
-            _message(fields[k].message_type, 1).map(_as_kwarg(k)).map(_bot_message)
-            for k in kinds
-        )
+        *(_message(fields[k].message_type, 1).map(_as_kwarg(k)).map(_bot_message) for k in kinds)
     )
 
 

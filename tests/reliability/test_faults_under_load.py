@@ -88,7 +88,9 @@ def test_every_match_finished_once_after_worker_redis_gateway_and_bot_faults(
 
 
 def test_a_match_being_played_holds_no_database_connection(
-    transactional_db: None, settings, monkeypatch: pytest.MonkeyPatch  # noqa: ANN001
+    transactional_db: None,
+    settings,
+    monkeypatch: pytest.MonkeyPatch,  # noqa: ANN001
 ) -> None:
     """Regression: a worker playing 50 matches at once (threads pool) held two PostgreSQL
     connections per match for the whole game (the task's and the lease heartbeat's), and

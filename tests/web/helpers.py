@@ -19,7 +19,12 @@ from referee import new_game
 
 
 def make_league(
-    name: str, specs: list[str], *, mode: str = "simple", seats: int = 2, rounds: int = 1,
+    name: str,
+    specs: list[str],
+    *,
+    mode: str = "simple",
+    seats: int = 2,
+    rounds: int = 1,
     fit: bool = True,
 ) -> League:
     """A league of house bots ``{slug}-{i}`` with ``rounds`` rounds played to the end."""

@@ -117,8 +117,13 @@ def test_openapi_schema_and_offline_docs(client: Client) -> None:
     schema = client.get("/api/schema/?format=json")
     assert schema.status_code == 200
     paths = json.loads(schema.content)["paths"]
-    for path in ("/api/matches/", "/api/matches/{id}/frames/", "/api/bots/{name}/token/",
-                 "/api/leagues/{slug}/standings/", "/api/auth/token/"):
+    for path in (
+        "/api/matches/",
+        "/api/matches/{id}/frames/",
+        "/api/bots/{name}/token/",
+        "/api/leagues/{slug}/standings/",
+        "/api/auth/token/",
+    ):
         assert path in paths
     docs = client.get("/api/docs/").content.decode()
     assert "http://" not in docs.replace("http://www.w3.org", "") and "https://" not in docs
@@ -135,8 +140,14 @@ def test_queries_do_not_grow_with_the_league(client: Client) -> None:
             assert client.get(url).status_code == 200
         return len(ctx.captured_queries)
 
-    for template in ("/api/leagues/{}/standings/", "/leagues/{}/", "/api/matches/?league={}",
-                     "/matches/?league={}", "/bots/{}-1/", "/api/bots/{}-1/"):
+    for template in (
+        "/api/leagues/{}/standings/",
+        "/leagues/{}/",
+        "/api/matches/?league={}",
+        "/matches/?league={}",
+        "/bots/{}-1/",
+        "/api/bots/{}-1/",
+    ):
         n_small = count(template.format(small.slug))
         n_large = count(template.format(large.slug))
         assert n_small == n_large, (template, n_small, n_large)

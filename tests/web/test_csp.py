@@ -52,9 +52,9 @@ def strict_page(browser: Any, live_server: Any) -> Iterator[Any]:  # noqa: F811
     host = urlparse(live_server.url).netloc
     pg.route(
         "**/*",
-        lambda route: route.continue_()
-        if urlparse(route.request.url).netloc == host
-        else route.abort(),
+        lambda route: (
+            route.continue_() if urlparse(route.request.url).netloc == host else route.abort()
+        ),
     )
     errors: list[str] = []
     pg.on("pageerror", lambda exc: errors.append(str(exc)))

@@ -44,7 +44,9 @@ def _back_after(link: TcpCut, seconds: float) -> threading.Thread:
 
 
 def test_a_page_asked_while_the_database_restarts_answers_when_it_is_back(
-    cut: TcpCut, settings, caplog  # noqa: ANN001
+    cut: TcpCut,
+    settings,
+    caplog,  # noqa: ANN001
 ) -> None:
     settings.DATABASE_RETRY_SECONDS = 30
     client = Client(raise_request_exception=False)
@@ -59,7 +61,8 @@ def test_a_page_asked_while_the_database_restarts_answers_when_it_is_back(
 
 
 def test_past_the_retry_time_a_page_is_a_503_and_a_post_is_not_replayed(
-    cut: TcpCut, settings  # noqa: ANN001
+    cut: TcpCut,
+    settings,  # noqa: ANN001
 ) -> None:
     settings.DATABASE_RETRY_SECONDS = 1
     client = Client(raise_request_exception=False)

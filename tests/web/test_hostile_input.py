@@ -54,8 +54,9 @@ def test_a_deeply_nested_json_body_is_400(body: str) -> None:
         "/api/auth/token/", body, content_type="application/json"
     )
     assert response.status_code == 400, response.content
-    assert "nested" in response.json()["error"] and f"at most {MAX_DEPTH}" in (
-        response.json()["error"]
+    assert (
+        "nested" in response.json()["error"]
+        and f"at most {MAX_DEPTH}" in (response.json()["error"])
     )
 
 

@@ -55,8 +55,9 @@ def test_the_leak_scan_can_fail() -> None:
     from referee import new_game
 
     parts = list(setup.live.participations.order_by("seat"))
-    deal = record_game(new_game(game_config(setup.league, setup.live, parts),
-                                setup.live.deck_seed), [])
+    deal = record_game(
+        new_game(game_config(setup.league, setup.live, parts), setup.live.deck_seed), []
+    )
     leaked = json.dumps(frames(deal, Perspective(OMNISCIENT)))
     assert find_leaks(leaked, setup.secrets)
 

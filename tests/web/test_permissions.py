@@ -68,16 +68,19 @@ def test_api_bot_lifecycle_and_someone_elses_bot() -> None:
 
     # unknown bots and leagues are 404s
     assert bob.post("/api/bots/nobody/token/").status_code == 404
-    missing = alice.post("/api/bots/alice-bot/entries/", {"league": "nope"},
-                         content_type="application/json")
+    missing = alice.post(
+        "/api/bots/alice-bot/entries/", {"league": "nope"}, content_type="application/json"
+    )
     assert missing.status_code == 404 and missing.json()["code"] == "not_found"
 
     # alice: enter, refuse a second entry (400), leave, rotate, revoke
-    entered = alice.post("/api/bots/alice-bot/entries/", {"league": league.slug},
-                         content_type="application/json")
+    entered = alice.post(
+        "/api/bots/alice-bot/entries/", {"league": league.slug}, content_type="application/json"
+    )
     assert entered.status_code == 201
-    again = alice.post("/api/bots/alice-bot/entries/", {"league": league.slug},
-                       content_type="application/json")
+    again = alice.post(
+        "/api/bots/alice-bot/entries/", {"league": league.slug}, content_type="application/json"
+    )
     assert again.status_code == 409 and "already entered" in again.json()["error"]
     assert alice.delete(f"/api/bots/alice-bot/entries/{league.slug}/").status_code == 200
     rotated = alice.post("/api/bots/alice-bot/token/")

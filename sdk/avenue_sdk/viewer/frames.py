@@ -156,9 +156,7 @@ def _table(frame: Json) -> Json:
     return out
 
 
-def frames(
-    record: Record, perspective: Perspective, names: list[str] | None = None
-) -> list[Json]:
+def frames(record: Record, perspective: Perspective, names: list[str] | None = None) -> list[Json]:
     """One frame per state of the game (the deal, then after each decision), with the event
     lines as this perspective knows them, the turn's summary so far, the decision that led
     here (seat, kind, latency) and navigation flags (``changed``: anything on
@@ -204,8 +202,7 @@ def frames(
 
 def _agent_info() -> Json:
     return {
-        a.name: {"title": title(a), "moves": list(MOVES[a]), "copies": COPIES[a]}
-        for a in Agent
+        a.name: {"title": title(a), "moves": list(MOVES[a]), "copies": COPIES[a]} for a in Agent
     }
 
 
