@@ -49,4 +49,4 @@ USER arena
 
 EXPOSE 8000 50051
 
-CMD ["gunicorn", "arena.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]
+CMD ["gunicorn", "config.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]

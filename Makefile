@@ -43,7 +43,7 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/agent_avenue
 TEST_REDIS_URL    ?= redis://127.0.0.1:6379/0
 
 # Paths mypy checks: only those that exist (referee/ may land after this Makefile).
-MYPY_PATHS = $(wildcard arena leaderboard workers referee scripts tests sdk/avenue_sdk manage.py)
+MYPY_PATHS = $(wildcard config arena leaderboard workers referee scripts tests sdk/avenue_sdk manage.py)
 
 section = @printf '\n==== %s ====\n' "$(1)"
 

@@ -6,7 +6,7 @@ Domain services never import Celery. They call ``enqueue_match`` / ``enqueue_mat
 to the dispatcher named by ``settings.ARENA_DISPATCHER``:
 
 * ``workers.dispatch.CeleryDispatcher`` (distributed mode): sends the Celery tasks;
-* ``arena.embedded.InProcessDispatcher`` (embedded mode, no broker): runs the same
+* ``arena.adapters.embedded.InProcessDispatcher`` (embedded mode, no broker): runs the same
   service functions in this process.
 
 On commit, so that a worker never looks for a row that is not committed yet; harmless if
@@ -51,7 +51,7 @@ class Dispatcher(Protocol):
         """Refit the league's batch ratings."""
 
     def run_version_test(self, test_id: int) -> None:
-        """Play a hosted bot's version test (``arena.hosting.versiontest.play``)."""
+        """Play a hosted bot's version test (``arena.adapters.bothost.versiontest.play``)."""
 
     def broker_view(self) -> BrokerView | None:
         """What the broker holds now; None when this dispatcher cannot tell (no broker,

@@ -17,12 +17,12 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 import django  # noqa: E402
 
 django.setup()
-logging.getLogger("arena.runner").setLevel(logging.WARNING)  # one line per match otherwise
+logging.getLogger("arena.adapters.runner").setLevel(logging.WARNING)  # one line per match otherwise
 
 from tests.reliability.audit import AuditReport, run_audit  # noqa: E402
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
 
 
@@ -42,8 +42,8 @@ def serve_gateway(prefix: str, bots: int) -> None:
     import django
 
     django.setup()
-    from arena.gateway import Gateway, GatewayConfig, StaticAuthenticator, serve
-    from arena.relay.redis import RedisGatewayRelay
+    from arena.adapters.gateway import Gateway, GatewayConfig, StaticAuthenticator, serve
+    from arena.adapters.relay.redis import RedisGatewayRelay
     from arena.services.bots import BotIdentity
 
     auth = StaticAuthenticator({token(i): BotIdentity(str(i), f"idle{i}") for i in range(bots)})
@@ -87,7 +87,7 @@ def run_bots(port: int, bots: int) -> None:
 
 def pack_delivery(match_id: str, payload: bytes) -> bytes:
     """What ``RedisRunnerRelay.deliver`` publishes for a request."""
-    from arena.relay.redis import _pack
+    from arena.adapters.relay.redis import _pack
 
     return _pack({"t": "d", "k": "request", "m": match_id, "s": 7}, payload)
 
@@ -136,8 +136,8 @@ def main() -> int:
     django.setup()
     import redis
 
-    from arena.relay.base import Delivery, DeliveryKind
-    from arena.relay.redis import RedisRunnerRelay, decode_inbound
+    from arena.adapters.relay.base import Delivery, DeliveryKind
+    from arena.adapters.relay.redis import RedisRunnerRelay, decode_inbound
 
     n = args.bots
     prefix = f"bench-idle-{uuid.uuid4().hex[:8]}"

@@ -40,7 +40,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 import django  # noqa: E402
 
@@ -49,11 +49,11 @@ django.setup()
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import connection  # noqa: E402
 
+from arena.adapters.relay.redis import RedisRunnerRelay  # noqa: E402
+from arena.adapters.runner import HouseSeat, RemoteSeat, TimeControl, run_match  # noqa: E402
 from arena.hosting import services  # noqa: E402
 from arena.hosting.models import CodeVersion, VersionStatus  # noqa: E402
 from arena.models import Bot, BotKind  # noqa: E402
-from arena.relay.redis import RedisRunnerRelay  # noqa: E402
-from arena.runner import HouseSeat, RemoteSeat, TimeControl, run_match  # noqa: E402
 from arena.services import bots as bot_services  # noqa: E402
 from referee import GameConfig  # noqa: E402
 

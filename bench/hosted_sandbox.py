@@ -31,15 +31,15 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 import django  # noqa: E402
 
 django.setup()
 
-from arena.hosting import probe  # noqa: E402
-from arena.hosting import sandbox as sb  # noqa: E402
-from arena.hosting.seat import SandboxSeat  # noqa: E402
+from arena.adapters.bothost import probe  # noqa: E402
+from arena.adapters.bothost import sandbox as sb  # noqa: E402
+from arena.adapters.bothost.seat import SandboxSeat  # noqa: E402
 from avenue_sdk.local.game import play  # noqa: E402
 from avenue_sdk.local.seats import BotSeat, HouseSeat, Seat  # noqa: E402
 from avenue_sdk.protocol.timing import TimeControl  # noqa: E402

@@ -32,7 +32,7 @@ LOGS = ROOT / "artifacts" / "league_throughput"
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/agent_avenue_bench")
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/0")
 os.environ["CELERY_QUEUE"] = QUEUE
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 
 
@@ -52,10 +52,10 @@ import django  # noqa: E402
 
 django.setup()
 
+from arena.adapters.play.matches import game_config  # noqa: E402
 from arena.deals import house_bot_seed  # noqa: E402
 from arena.models import Match, MatchStatus  # noqa: E402
 from arena.services import leagues as svc  # noqa: E402
-from arena.services.matches import game_config  # noqa: E402
 from arena.services.rounds import do_schedule_round  # noqa: E402
 from referee.bots import make_bot  # noqa: E402
 from referee.play import play_game  # noqa: E402

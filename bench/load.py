@@ -60,7 +60,7 @@ parser.add_argument("--keep-logs", action="store_true", help="print where the lo
 args = parser.parse_args()
 
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/agent_avenue_load")
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ["LOG_LEVEL"] = "WARNING"
 with socket.socket() as _s:
     _s.bind(("127.0.0.1", 0))

@@ -49,6 +49,9 @@ too: as if each page were viewed after every result (the worker clears the pages
 counts after each result, as a view does: ``bench/orchestration_tasks.py``), so every
 result builds the league's page and both bots' pages: what watched pages add to a result
 at most. Without ``--watched`` no page is watched, as in a league nobody looks at.
+
+Why one file of this length: every mode (solo, threads, watched, viewed) is
+measured against the same no-op baseline in one run.
 """
 
 from __future__ import annotations
@@ -72,7 +75,7 @@ LOGS = ROOT / "artifacts" / "orchestration"
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/agent_avenue_bench_orch")
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/0")
 os.environ["CELERY_QUEUE"] = QUEUE
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 if "--chunk" in sys.argv:  # read by the settings: the scheduler (here) sends the chunks
     os.environ["ARENA_MATCH_CHUNK"] = sys.argv[sys.argv.index("--chunk") + 1]
@@ -94,12 +97,12 @@ from django.conf import settings  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
+from arena.adapters.play.matches import game_config, play_match  # noqa: E402
+from arena.adapters.runner import HouseSeat, TimeControl, run_match  # noqa: E402
 from arena.deals import house_bot_seed  # noqa: E402
 from arena.models import Match, MatchStatus  # noqa: E402
 from arena.ratings.models import BatchRating  # noqa: E402
-from arena.runner import HouseSeat, TimeControl, run_match  # noqa: E402
 from arena.services import leagues as svc  # noqa: E402
-from arena.services.matches import game_config, play_match  # noqa: E402
 from arena.services.results import Played  # noqa: E402
 from arena.services.rounds import do_schedule_round  # noqa: E402
 from bench.orchestration_tasks import noop  # noqa: E402
@@ -280,7 +283,7 @@ def statements_per_chunk(bots: int) -> list[tuple[int, int]]:
     """In this process: (matches, statements) of ``play_matches`` for each chunk of a
     round, as the scheduler cuts it (none before this change: no chunks)."""
     try:
-        from arena.services.matches import play_matches
+        from arena.adapters.play.matches import play_matches
     except ImportError:
         return []
     chunk = settings.ARENA_MATCH_CHUNK

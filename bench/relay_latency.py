@@ -9,7 +9,7 @@ helper process is started once, before the first round:
 1. the whole path: runner (this process) -> relay -> gateway (another process) -> SDK
    bot (two more processes, the example RandomBot) -> back; whole simple games of two
    remote bots. Twice, round after round, against the same gateway: as deployed, the
-   runner writing to the gateway's direct lane (``arena.relay.direct``, the default), and
+   runner writing to the gateway's direct lane (``arena.adapters.relay.direct``, the default), and
    with the runner's lanes turned off, every message through Redis (as before the
    lanes). Each asked decision is timed as the runner waits for it: from where the runner
    starts on it (computing the asked seat's observation, right after finding that the
@@ -36,6 +36,9 @@ helper process is started once, before the first round:
 Statistic: percentiles of all round trips of a kind, over all rounds; the target compares
 p50 with p50. Needs Redis (REDIS_URL, default redis://127.0.0.1:6379/0), no database: the
 gateway knows the two bench bots from a fixed token table. Prints figures; asserts nothing.
+
+Why one file of this length: the whole path and both baselines are measured in one
+run, so that their ratio compares like with like.
 """
 
 from __future__ import annotations
@@ -57,7 +60,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
 TOKENS = {"aat_bench-alice": ("1", "alice"), "aat_bench-bob": ("2", "bob")}
 ECHO = "/bench.Echo/Stream"
@@ -110,7 +113,7 @@ def serve_echo(reply_bytes: int) -> None:
 def direct_config():  # type: ignore[no-untyped-def]
     from django.conf import settings
 
-    from arena.relay.redis_gateway import DirectConfig
+    from arena.adapters.relay.redis_gateway import DirectConfig
 
     return DirectConfig("127.0.0.1:0", str(settings.SECRET_KEY))
 
@@ -119,8 +122,8 @@ def serve_gateway(prefix: str) -> None:
     import django
 
     django.setup()
-    from arena.gateway import Gateway, GatewayConfig, StaticAuthenticator, serve
-    from arena.relay.redis import RedisGatewayRelay
+    from arena.adapters.gateway import Gateway, GatewayConfig, StaticAuthenticator, serve
+    from arena.adapters.relay.redis import RedisGatewayRelay
     from arena.services.bots import BotIdentity
 
     auth = StaticAuthenticator({t: BotIdentity(*who) for t, who in TOKENS.items()})
@@ -136,8 +139,8 @@ def serve_relay_echo(prefix: str, reply_bytes: int) -> None:
     import django
 
     django.setup()
-    from arena.relay.base import Delivery, DeliveryKind, Inbound, InboundKind
-    from arena.relay.redis import RedisGatewayRelay
+    from arena.adapters.relay.base import Delivery, DeliveryKind, Inbound, InboundKind
+    from arena.adapters.relay.redis import RedisGatewayRelay
 
     async def main() -> None:
         relay = RedisGatewayRelay(REDIS_URL, prefix, direct=direct_config())
@@ -271,8 +274,8 @@ async def raw_grpc_aio(n: int, sent: Sent, port: int, pause_s: float = 0.0) -> l
 
 
 def relay_only(n: int, sent: Sent, direct: bool) -> list[float]:
-    from arena.relay.base import Delivery, DeliveryKind, DropCounts
-    from arena.relay.redis import RedisRunnerRelay
+    from arena.adapters.relay.base import Delivery, DeliveryKind, DropCounts
+    from arena.adapters.relay.redis import RedisRunnerRelay
 
     prefix = f"bench-{uuid.uuid4().hex[:8]}"
     args = ["--role", "relay-echo", "--prefix", prefix, "--reply-bytes", str(sent.answer_bytes())]
@@ -306,9 +309,9 @@ class WholePath:
         import django
 
         django.setup()
-        import arena.runner.match as runner_match
-        from arena.relay.redis import RedisRunnerRelay
-        from arena.runner import RemoteSeat
+        import arena.adapters.runner.match as runner_match
+        from arena.adapters.relay.redis import RedisRunnerRelay
+        from arena.adapters.runner import RemoteSeat
 
         self.prefix = f"bench-{uuid.uuid4().hex[:8]}"
         self.gateway, port = spawn([__file__, "--role", "gateway", "--prefix", self.prefix])
@@ -371,7 +374,7 @@ class WholePath:
     def play(self, n: int, direct: bool = True) -> tuple[list[float], list[float]]:
         """(runner's waits, what the bots were charged) of at least ``n`` decisions, the
         runner on the gateway's direct lane or (``direct`` False) through Redis alone."""
-        from arena.runner import TimeControl, run_match
+        from arena.adapters.runner import TimeControl, run_match
         from referee import GameConfig
 
         del self.walls[:]

@@ -1,5 +1,5 @@
 """How long a revoked token's stream lives on: two gateways over one Redis, bots
-connected to both, each bot's token revoked in turn (``arena.relay.revocation``), the
+connected to both, each bot's token revoked in turn (``arena.adapters.relay.revocation``), the
 time from the announcement to the bot seeing its stream end.
 
     .venv/bin/python bench/revocation.py [--bots 40]
@@ -24,7 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/0")
 os.environ["RELAY_PREFIX"] = f"bench-revoke-{uuid.uuid4().hex[:8]}"
 
@@ -83,10 +83,10 @@ def main() -> None:
     from django.conf import settings
 
     from agent_avenue.v1 import arena_pb2 as pb
-    from arena.gateway import Gateway, GatewayConfig, GatewayThread, StaticAuthenticator
-    from arena.relay.base import Delivery, DeliveryKind
-    from arena.relay.redis import RedisGatewayRelay, RedisRunnerRelay
-    from arena.relay.revocation import announce_revoked
+    from arena.adapters.gateway import Gateway, GatewayConfig, GatewayThread, StaticAuthenticator
+    from arena.adapters.relay.base import Delivery, DeliveryKind
+    from arena.adapters.relay.redis import RedisGatewayRelay, RedisRunnerRelay
+    from arena.adapters.relay.revocation import announce_revoked
     from arena.services.bots import BotIdentity
 
     url, prefix = str(settings.REDIS_URL), str(settings.RELAY_PREFIX)

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 _TMP = Path(tempfile.mkdtemp(prefix="round-bench-"))
 os.environ.pop("REDIS_URL", None)  # embedded mode: in-process relay, no broker
 os.environ["DATABASE_URL"] = f"sqlite:///{_TMP / 'bench.sqlite3'}"
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 import django  # noqa: E402
 
@@ -39,10 +39,10 @@ django.setup()
 from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 
-from arena.gateway import DatabaseAuthenticator, Gateway, GatewayConfig, GatewayThread  # noqa: E402
-from arena.management.commands.league import Command as LeagueCommand  # noqa: E402
+from arena.adapters.gateway import DatabaseAuthenticator, Gateway, GatewayConfig, GatewayThread  # noqa: E402
+from arena.adapters.management.commands.league import Command as LeagueCommand  # noqa: E402
+from arena.adapters.relay.local import shared_relay  # noqa: E402
 from arena.models import Match, MatchStatus, Round  # noqa: E402
-from arena.relay.local import shared_relay  # noqa: E402
 from arena.services import leagues as svc  # noqa: E402
 from arena.services.bots import create_bot  # noqa: E402
 
@@ -90,7 +90,7 @@ def main() -> None:
     args = parser.parse_args()
     locked = _Locked()
     logging.getLogger().addHandler(locked)
-    for name in ("arena.services", "arena.runner", "arena.ratings.services"):
+    for name in ("arena.services", "arena.adapters.runner", "arena.ratings.services"):
         logging.getLogger(name).setLevel(logging.WARNING)
     call_command("migrate", interactive=False, verbosity=0)
     league = svc.do_create_league(svc.LeagueSettings(name="Bench round"))

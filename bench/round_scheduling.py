@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/agent_avenue_schedbench")
 os.environ.pop("REDIS_URL", None)  # nothing is sent
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 
 

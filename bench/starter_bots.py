@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 STARTER = ROOT / "starters" / "typescript"
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -68,9 +68,9 @@ def main() -> int:
     import django
 
     django.setup()
-    from arena.gateway import Gateway, GatewayConfig, GatewayThread, StaticAuthenticator
-    from arena.relay.local import InProcessRelay
-    from arena.runner import HouseSeat, RemoteSeat, Seat, TimeControl, run_match
+    from arena.adapters.gateway import Gateway, GatewayConfig, GatewayThread, StaticAuthenticator
+    from arena.adapters.relay.local import InProcessRelay
+    from arena.adapters.runner import HouseSeat, RemoteSeat, Seat, TimeControl, run_match
     from arena.services.bots import BotIdentity
     from referee import GameConfig
 

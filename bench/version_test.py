@@ -1,4 +1,4 @@
-"""Version tests ("is v2 better than v1?", arena/hosting/versiontest.py) on this machine:
+"""Version tests ("is v2 better than v1?", arena/adapters/bothost/versiontest.py) on this machine:
 
 1. the cost of one mirrored pair played as a test plays it (two games, a fresh sandbox per
    seat per game: four sandboxes), beside the same pair between the SDK's in-process house
@@ -21,16 +21,16 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 import django  # noqa: E402
 
 django.setup()
 
+from arena.adapters.bothost import versiontest  # noqa: E402
+from arena.adapters.bothost.probe import check_available  # noqa: E402
+from arena.adapters.bothost.sandbox import Limits  # noqa: E402
 from arena.deals import first_team_of, new_seed  # noqa: E402
-from arena.hosting import versiontest  # noqa: E402
-from arena.hosting.probe import check_available  # noqa: E402
-from arena.hosting.sandbox import Limits  # noqa: E402
 from arena.ratings import sprt  # noqa: E402
 from avenue_sdk.local.game import play  # noqa: E402
 from avenue_sdk.local.seats import HouseSeat  # noqa: E402

@@ -31,6 +31,9 @@ Three measurements, each on warm caches first, as a running site's are:
   requests say so). That refresh is a result's cost, not the page's: it is timed on its
   own and printed, with its cost for a league nobody watches;
 * **cold** (``--cache local`` only): the whole cache cleared before every request.
+
+Why one file of this length: every page kind and cache mode is timed by the same
+client in one run, for ratios against the same baseline.
 """
 
 from __future__ import annotations
@@ -65,7 +68,7 @@ def setup_django(url: str, cache: str = "local") -> None:
     else:
         os.environ.pop("REDIS_URL", None)
     os.environ.setdefault("LOG_LEVEL", "WARNING")
-    os.environ["DJANGO_SETTINGS_MODULE"] = "arena.settings"
+    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
     import django
 
     django.setup()

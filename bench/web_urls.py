@@ -10,8 +10,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from arena.models import League
-from arena.urls import handler400, handler403, handler404, handler500  # noqa: F401
-from arena.urls import urlpatterns as site
+from config.urls import handler400, handler403, handler404, handler500  # noqa: F401
+from config.urls import urlpatterns as site
 
 
 def trivial_page(request: HttpRequest) -> HttpResponse:

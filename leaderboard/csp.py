@@ -32,7 +32,7 @@ DOCS = {
     "font-src": "'self' data:",
     "worker-src": "'self' blob:",
 }
-#: the pages of the API documentation (arena/urls.py)
+#: the pages of the API documentation (config/urls.py)
 DOCS_PATHS = ("/api/docs/", "/api/redoc/")
 
 

@@ -1,4 +1,4 @@
-"""Django's error handlers (``arena.urls``): JSON for ``/api/`` paths, a page elsewhere.
+"""Django's error handlers (``config.urls``): JSON for ``/api/`` paths, a page elsewhere.
 They are reached for what no view handled: unknown URLs, CSRF failures, crashes."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """My bots, hosted: create a hosted bot, upload a version, switch the active one, start a
 version test and follow it. The versions, their check logs and the tests are shown on the
 owner's bot page (``account_views.my_bot`` includes ``versions_context``). Checks and
-changes are ``arena.hosting.services`` and ``arena.hosting.versiontest``."""
+changes are ``arena.hosting.services`` and ``arena.adapters.bothost.versiontest``."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from arena.adapters.bothost import versiontest
 from arena.hosting import services as hosting
-from arena.hosting import versiontest
 from arena.models import Bot, BotKind
 from arena.services import owned_bots as svc
 from arena.services.bots import BotError

@@ -31,9 +31,9 @@ from django.db import connection
 from django.db.models import Exists, OuterRef, TextField
 from django.db.models.functions import Cast
 
+from arena.adapters.play.matches import game_config
 from arena.models import Match, MatchReplay, MatchStatus, Participation
 from arena.services import live
-from arena.services.matches import game_config
 from avenue_sdk.viewer.frames import SPECTATOR, Perspective, PerspectiveError, parse_perspective
 from avenue_sdk.viewer.frames import viewer_payload as build_payload
 from referee import new_game

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Hosted bots run in a bubblewrap sandbox (arena/hosting/sandbox.py); the hosting tests and
+# Hosted bots run in a bubblewrap sandbox (arena/adapters/bothost/sandbox.py); the hosting tests and
 # the bot host need Debian's bubblewrap (bwrap), setpriv (util-linux) and libseccomp2 (the
-# sandbox's seccomp filter, arena/hosting/seccomp.py). Install where missing,
+# sandbox's seccomp filter, arena/adapters/bothost/seccomp.py). Install where missing,
 # the way scripts/ensure_chromium.sh installs chromium.
 set -euo pipefail
 BWRAP=/usr/bin/bwrap

@@ -22,7 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 TOKEN = "aat_transcript-demo-token"
 
 
@@ -35,9 +35,9 @@ def main() -> int:
     import django
 
     django.setup()
-    from arena.gateway import Gateway, GatewayConfig, GatewayThread, StaticAuthenticator
-    from arena.relay.local import InProcessRelay
-    from arena.runner import HouseSeat, RemoteSeat, TimeControl, run_match
+    from arena.adapters.gateway import Gateway, GatewayConfig, GatewayThread, StaticAuthenticator
+    from arena.adapters.relay.local import InProcessRelay
+    from arena.adapters.runner import HouseSeat, RemoteSeat, TimeControl, run_match
     from arena.services.bots import BotIdentity
     from referee import GameConfig
 

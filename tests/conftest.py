@@ -30,7 +30,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: the sandbox uids of arena/settings.py (HOSTED_SANDBOX_UIDS), split between xdist workers
+#: the sandbox uids of config/settings.py (HOSTED_SANDBOX_UIDS), split between xdist workers
 _SANDBOX_UIDS = (61000, 61999)
 
 
@@ -92,7 +92,7 @@ if _xdist_worker() is not None and _settings_loaded():
     )
 _isolate_worker()
 _SETTINGS_SET_HERE = "DJANGO_SETTINGS_MODULE" not in os.environ
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -47,7 +47,7 @@ def _env(tmp_path: Path) -> dict[str, str]:
         and not k.startswith(("CELERY", "ARENA_"))
     }
     env.update(
-        DJANGO_SETTINGS_MODULE="arena.settings",
+        DJANGO_SETTINGS_MODULE="config.settings",
         PYTHONPATH=str(ROOT),
         PYTHONUNBUFFERED="1",
         DATABASE_URL=f"sqlite:///{tmp_path / 'first-run.sqlite3'}",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from arena.gateway import GatewayConfig
+from arena.adapters.gateway import GatewayConfig
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
 
@@ -44,7 +44,7 @@ def test_the_text_states_the_same_defaults() -> None:
 
 
 def test_the_transcripts_ids_are_shaped_like_a_league_matchs() -> None:
-    """match_id "<match>.<attempt>", replay_id "<match>" (arena.services.matches)."""
+    """match_id "<match>.<attempt>", replay_id "<match>" (arena.adapters.play.matches)."""
     text = transcript()
     ids = set(re.findall(r'match_id: "([^"]+)"', text))
     assert len(ids) == 1, ids

@@ -9,7 +9,7 @@ import os
 
 from celery import Celery, signals
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 # Celery's Django fix-up, except that a connection is kept between tasks as Django keeps
 # it between requests (CONN_MAX_AGE): workers/fixup.py

@@ -25,7 +25,7 @@ from workers.celery import app
     ignore_result=True,
 )
 def run_match(match_id: int) -> str:
-    from arena.services.matches import play_match
+    from arena.adapters.play.matches import play_match
 
     return play_match(match_id).value
 
@@ -43,7 +43,7 @@ def run_match(match_id: int) -> str:
 def run_matches(match_ids: list[int]) -> list[str]:
     """A chunk of a round of house bots (``ARENA_MATCH_CHUNK`` matches at most): played one
     after the other, their results written in one batch (``play_matches``)."""
-    from arena.services.matches import play_matches
+    from arena.adapters.play.matches import play_matches
 
     return [end.value for end in play_matches([int(m) for m in match_ids])]
 
@@ -88,7 +88,7 @@ VERSION_TEST_SLICE_SECONDS = 120
 def run_version_test(test_id: int) -> bool:
     """Pairs of a hosted bot's version test for a while; if it has no verdict yet, the
     next slice goes back on the queue (other work runs in between)."""
-    from arena.hosting.versiontest import play
+    from arena.adapters.bothost.versiontest import play
 
     running = play(test_id, seconds=VERSION_TEST_SLICE_SECONDS)
     if running:

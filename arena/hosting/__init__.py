@@ -1,3 +1,3 @@
-"""Hosted bots (issue 13): uploaded Python bots, their code versions, the sandbox that runs
-them and the upload check. ``arena.hosting.child`` is the one module that runs *inside* the
-sandbox; it imports nothing of the server."""
+"""Hosted bots (issue 13), the domain's side: uploaded Python bots, their code versions and
+what checks and tests decided of them (models, services, archive rules, test leases). The
+bot host that runs them in sandboxes is an adapter: ``arena.adapters.bothost``."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import models
 from django.utils import timezone
 
-from arena.runner.faults import FaultCause
+from arena.terms.faults import FaultCause
 
 #: the largest stored archive (the upload limit is lower; this bounds the column itself)
 MAX_ARCHIVE_BYTES = 4 << 20
@@ -106,7 +106,7 @@ class VersionTestStatus(models.TextChoices):
 
 class VersionTest(models.Model):
     """ "Is version ``candidate`` better than ``baseline``?": an SPRT (``arena.ratings.sprt``)
-    on mirrored pairs played on the workers (``arena.hosting.versiontest``), unrated.
+    on mirrored pairs played on the workers (``arena.adapters.bothost.versiontest``), unrated.
     ``pairs`` is the pentanomial count from the candidate's side: pairs in which it won
     0, 1 or 2 games (this game has no draws, so cells 1 and 3 stay 0)."""
 

@@ -17,6 +17,9 @@ games (``bench/rating_fit.py --sizes``); coverage in ``bench/rating_coverage.py`
 ``exact=True`` keeps the bootstrap as it was (replicates over units refitted in full, all at
 once up to ``replicates.MAX_PLAYERS`` players), ``exact=False`` its one-Newton-step
 linearisation: both for comparison (benches and tests).
+
+Why one file of this length: the fit, its intervals and its rank draws share one
+set of arrays and one prior, and read best side by side.
 """
 
 from __future__ import annotations

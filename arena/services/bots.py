@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from arena import names
 from arena.models import Bot, BotKind, BotVersion
-from arena.relay.revocation import announce_revoked
+from arena.signals import token_revoked
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -104,7 +104,7 @@ def revoke_token(bot: Bot) -> None:
 def _end_streams(bot: Bot, reason: str) -> None:
     # After the commit: a gateway re-checking the token must already see the change.
     bot_id = bot.pk
-    transaction.on_commit(lambda: announce_revoked(bot_id, reason))
+    transaction.on_commit(lambda: token_revoked.send(sender=Bot, bot_id=bot_id, reason=reason))
 
 
 @dataclass(frozen=True)

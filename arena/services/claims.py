@@ -1,6 +1,6 @@
 """One attempt at a league match: the claim (a conditional update with a lease), the
 lease's heartbeat, and the attempt's ends other than a result: a no-show retry, or a void
-attempt after an infrastructure fault. See ``arena.services.matches`` for the whole path.
+attempt after an infrastructure fault. See ``arena.adapters.play.matches`` for the whole path.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ class PlayOutcome(enum.Enum):
     #: the lease was taken over meanwhile; this attempt's result was discarded
     LOST_LEASE = "lost_lease"
     #: a bot of the match already plays as many matches as it asked for: the claim was
-    #: undone and the match waits in the queue (``arena.services.seatcaps``)
+    #: undone and the match waits in the queue (``arena.adapters.play.seatcaps``)
     SEAT_WAIT = "seat_wait"
 
 

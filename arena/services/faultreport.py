@@ -3,7 +3,7 @@ the arena's own incidents (``manage.py league faults NAME``).
 
 Incidents (``arena.models.Incident``) are written where the arena sees itself fail:
 
-* a gateway that begins to shut down (``arena.gateway.server.Gateway.shutdown``);
+* a gateway that begins to shut down (``arena.adapters.gateway.server.Gateway.shutdown``);
 * an attempt voided by an infrastructure fault (``arena.services.claims.do_void_attempt``):
   the relay or Redis failing, a gateway or bot host lost, the database. A Redis outage
   shows as a burst of these.

@@ -6,7 +6,7 @@
 a refused configuration is never half-applied (no league without its schedule, no
 schedule without its league).
 
-Rounds and matches are in ``arena.services.rounds`` and ``arena.services.matches``.
+Rounds and matches are in ``arena.services.rounds`` and ``arena.adapters.play.matches``.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from arena.models import (
     LeagueStatus,
 )
 from arena.ratings.models import LiveRating
-from arena.runner import FaultAction, FaultCause, FaultPolicy, TimeControl
 from arena.services.errors import LeagueError
 
 # re-exported: callers find the schedule calls beside the other league services
@@ -42,6 +41,8 @@ from arena.services.schedules import (  # noqa: F401
     ensure_reaper,
     schedule_of,
 )
+from arena.terms.faults import FaultAction, FaultCause, FaultPolicy
+from avenue_sdk.protocol.timing import TimeControl
 from referee import ConfigError, GameConfig
 from referee.bots import HOUSE_BOTS
 from referee.config import RULESETS

@@ -1,7 +1,7 @@
 """Match attempts' results: each written once, with its rating changes; the results that
 are ready together (a chunk of a round's house matches) in **one** transaction of
 multi-row statements (``do_finish_matches``), a single result as a batch of one.
-See ``arena.services.matches`` for the whole path, ``arena.services.ratewrite`` for the
+See ``arena.adapters.play.matches`` for the whole path, ``arena.services.ratewrite`` for the
 rating rows.
 """
 
@@ -28,12 +28,12 @@ from arena.models import (
     Participation,
 )
 from arena.ratings import standings
-from arena.runner import MatchResult
 from arena.services import analytics, result_hooks
 from arena.services.claims import Claim, PlayOutcome, do_void_attempt
 from arena.services.completion import do_complete_round_if_done, do_matches_over
 from arena.services.ratewrite import Rated, apply_ratings
 from arena.services.rowwrites import insert_rows, update_rows, values_sql
+from arena.terms.result import MatchResult
 
 logger = logging.getLogger(__name__)
 

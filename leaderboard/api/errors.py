@@ -1,7 +1,7 @@
 """Every API error is JSON: ``{"error": message, "code": code, "fields": {...}}``.
 
 ``exception_handler`` is DRF's hook; ``json_error`` is used by Django's own error
-handlers (``arena.urls``) for ``/api/`` paths, so an unknown URL or a crash under the API
+handlers (``config.urls``) for ``/api/`` paths, so an unknown URL or a crash under the API
 answers JSON too. Domain errors (``BotError``, ``LeagueError``, ``NotOwner``, ...) are
 mapped to status codes here, never raised as HTTP errors by the domain itself.
 """
@@ -16,8 +16,8 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from arena.adapters.bothost.versiontest import VersionTestError
 from arena.hosting.services import HostingError
-from arena.hosting.versiontest import VersionTestError
 from arena.services.bots import BotError
 from arena.services.leagues import LeagueError
 from arena.services.owned_bots import NotFound, NotOwner

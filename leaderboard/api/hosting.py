@@ -1,7 +1,7 @@
 """The API of hosted bots (issue 13): create one, upload versions (multipart: ``file`` and
 ``entry_point``), list them with their check logs (owner only), switch the active one; start
 a version test ("is v2 better than v1?") and follow it. The checks and changes are
-``arena.hosting.services`` and ``arena.hosting.versiontest``; refusals answer 400
+``arena.hosting.services`` and ``arena.adapters.bothost.versiontest``; refusals answer 400
 ``invalid_upload`` / ``invalid_test``."""
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from arena import names
+from arena.adapters.bothost import versiontest
 from arena.hosting import services as hosting
-from arena.hosting import versiontest
 from arena.hosting.models import CodeVersion
 from arena.services import owned_bots as svc
 from leaderboard.api.base import ArenaView

@@ -13,11 +13,11 @@ from django.core.cache import cache
 from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import Model, Sum
 
+from arena.adapters.relay import RelayError, runner_relay
 from arena.analytics.models import BotAnalytics
 from arena.hosting.models import CodeVersion
 from arena.models import Bot, BotKind, BotVersion, Entry, League, Match, MatchStatus, Participation
 from arena.ratings.models import BatchRating, LiveRating, VersionFit, VersionRating
-from arena.relay import RelayError, runner_relay
 from leaderboard.reads.bot_stats import LeagueStats, league_stats
 from leaderboard.replays import EMBARGO_PARAMS, WITHHELD_SQL
 

@@ -1,4 +1,6 @@
-"""Leagues: the list, standings with uncertainty, the crosstable, rounds."""
+"""Leagues: the list, standings with uncertainty, the crosstable, rounds.
+
+Why one file of this length: a league page's reads share their SQL and their cache keys."""
 
 from __future__ import annotations
 

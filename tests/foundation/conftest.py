@@ -40,7 +40,7 @@ def clean_env() -> Callable[..., dict[str, str]]:
 
     def build(**overrides: str) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if k not in _SETTINGS_VARS}
-        env["DJANGO_SETTINGS_MODULE"] = "arena.settings"
+        env["DJANGO_SETTINGS_MODULE"] = "config.settings"
         env["PYTHONPATH"] = str(ROOT)
         env.update(overrides)
         return env

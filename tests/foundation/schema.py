@@ -93,7 +93,7 @@ def main(argv: list[str]) -> int:
 
     import django
 
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     django.setup()
     from django.db import connection
 

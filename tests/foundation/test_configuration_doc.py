@@ -1,4 +1,4 @@
-"""docs/configuration.md is what scripts/settings_reference.py writes from arena/settings.py
+"""docs/configuration.md is what scripts/settings_reference.py writes from config/settings.py
 now: a variable added, renamed, re-defaulted or re-bounded in the settings without running
 the script fails here, so the reference cannot drift."""
 
@@ -29,7 +29,7 @@ def test_configuration_doc_is_what_the_script_writes() -> None:
     script = _script()
     written = (ROOT / "docs" / "configuration.md").read_text()
     assert written == script.render(script.reads()), (
-        "docs/configuration.md is out of date with arena/settings.py: "
+        "docs/configuration.md is out of date with config/settings.py: "
         "regenerate it with `.venv/bin/python scripts/settings_reference.py` and commit it"
     )
 

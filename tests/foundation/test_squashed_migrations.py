@@ -50,9 +50,7 @@ def test_each_app_starts_from_one_initial_migration() -> None:
 def test_a_database_that_ran_the_old_history_needs_nothing() -> None:
     loader = MigrationLoader(connection)
     replaced = [
-        (key, old)
-        for key, migration in loader.replacements.items()
-        for old in migration.replaces
+        (key, old) for key, migration in loader.replacements.items() for old in migration.replaces
     ]
     assert {key[0] for key, _ in replaced} == {"arena", "leaderboard"}
     assert len(replaced) == 30, "27 arena migrations and 3 of leaderboard's before the squash"

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from arena.hosting import probe
-from arena.hosting.check import CheckResult, run_check
-from arena.hosting.sandbox import Limits, SandboxUnavailable
+from arena.adapters.bothost import probe
+from arena.adapters.bothost.check import CheckResult, run_check
+from arena.adapters.bothost.sandbox import Limits, SandboxUnavailable
 
 
 def require_sandbox() -> None:

@@ -10,9 +10,9 @@ from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from arena.hosting.checker import check_next
-from arena.hosting.probe import check_available
-from arena.hosting.sandbox import SandboxUnavailable
+from arena.adapters.bothost.checker import check_next
+from arena.adapters.bothost.probe import check_available
+from arena.adapters.bothost.sandbox import SandboxUnavailable
 from tests.web.test_permissions import api_client
 
 try:

@@ -111,9 +111,9 @@ def zipped_entries(names: list[str]) -> bytes:
 
 def accepted_and_unpacks(names: list[str], tmp: Path) -> dict[str, bytes]:
     """Read the archive of ``names`` with the default limits, then unpack what is stored
-    exactly as a bot host does (``arena.hosting.sandbox.unpack``, under a temporary
+    exactly as a bot host does (``arena.adapters.bothost.sandbox.unpack``, under a temporary
     folder): it must come back byte for byte."""
-    from arena.hosting.sandbox import discard, unpack
+    from arena.adapters.bothost.sandbox import discard, unpack
 
     archive = read_upload("mine.zip", zipped_entries(names), "mine:Mine", DEFAULT)
     files = unpack_stored(archive.data)

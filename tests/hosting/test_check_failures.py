@@ -1,4 +1,4 @@
-"""A check that gives no verdict (arena.hosting.checker, services.claim_check/fail_check):
+"""A check that gives no verdict (arena.adapters.bothost.checker, services.claim_check/fail_check):
 it raised (a stored archive no host can unpack, a bug, the host's own trouble), or its host
 died mid-check and the lease ran out. The host goes on; the version is tried again, and
 rejected for good, with the reason in its owner's check log, after two such attempts,
@@ -20,8 +20,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from arena.hosting import checker, services
-from arena.hosting.checker import check_next
+from arena.adapters.bothost import checker
+from arena.adapters.bothost.checker import check_next
+from arena.hosting import services
 from arena.hosting.models import CodeVersion, VersionStatus
 from arena.models import Bot
 
@@ -203,9 +204,9 @@ def test_a_retry_that_gives_a_verdict_keeps_the_first_attempt_in_the_log(
 ) -> None:
     """A passing trouble of one host: the next attempt plays the real check in a real
     sandbox, and the version becomes ready (and active)."""
-    from arena.hosting.check import run_check
-    from arena.hosting.probe import check_available
-    from arena.hosting.sandbox import SandboxUnavailable
+    from arena.adapters.bothost.check import run_check
+    from arena.adapters.bothost.probe import check_available
+    from arena.adapters.bothost.sandbox import SandboxUnavailable
 
     try:
         check_available()
@@ -244,7 +245,7 @@ def test_the_host_loop_goes_on_when_a_look_at_the_database_fails(
     from django.core.management import call_command
     from django.db import OperationalError
 
-    from arena.management.commands import runbothost
+    from arena.adapters.management.commands import runbothost
 
     looks: list[str] = []
 

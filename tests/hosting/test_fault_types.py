@@ -1,4 +1,4 @@
-"""How a failed sandbox's end is typed (``arena.hosting.faults``, ``child.exit_status``),
+"""How a failed sandbox's end is typed (``arena.adapters.bothost.faults``, ``child.exit_status``),
 for the ends a test cannot provoke safely on a shared machine: a kernel OOM kill above
 all. The sandboxes' real faults are in test_sandbox_security.py and test_hosted_matches.py."""
 
@@ -9,8 +9,8 @@ import signal
 
 import pytest
 
-from arena.hosting import child
-from arena.hosting.faults import exit_fault, oom_kills
+from arena.adapters.bothost import child
+from arena.adapters.bothost.faults import exit_fault, oom_kills
 from avenue_sdk.protocol.faults import FaultCause
 
 

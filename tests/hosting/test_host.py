@@ -1,8 +1,12 @@
-"""The bot host's streams (arena.hosting.host) against a real gateway on port 0 and a real
+"""The bot host's streams (arena.adapters.bothost.host) against a real gateway on port 0 and a real
 Redis relay: a hosted bot connects through the SDK client like a dial-in bot, each match
 gets a fresh sandbox with the active version, a bot whose sandbox fails is charged with
 its typed fault (the bot host's SeatFault) and the host goes on serving the next match;
-a host that goes away is the arena's fault."""
+a host that goes away is the arena's fault.
+
+Why one file of this length: every test drives one real bot host through the same
+fixtures (gateway, relay, crafted archives).
+"""
 
 from __future__ import annotations
 
@@ -15,12 +19,12 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 
+from arena.adapters.bothost.checker import check_next
+from arena.adapters.bothost.host import serve_bot
+from arena.adapters.bothost.probe import check_available
+from arena.adapters.bothost.sandbox import Limits, SandboxUnavailable
+from arena.adapters.runner import HouseSeat, TimeControl
 from arena.hosting import services
-from arena.hosting.checker import check_next
-from arena.hosting.host import serve_bot
-from arena.hosting.probe import check_available
-from arena.hosting.sandbox import Limits, SandboxUnavailable
-from arena.runner import HouseSeat, TimeControl
 from tests.protocol.harness import Arena, running_arena
 
 pytestmark = pytest.mark.processes
@@ -179,7 +183,7 @@ def test_a_bot_host_that_goes_away_is_the_arenas_fault(arena: Arena) -> None:
     (the caller voids and re-runs the match) instead of charging the bot."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from arena.runner.resume import ArenaFault
+    from arena.adapters.runner.resume import ArenaFault
     from tests.protocol.harness import wait_for
 
     owner = get_user_model().objects.create_user("dee", password="pw-pw-pw-pw")
@@ -387,16 +391,16 @@ def test_a_bot_host_killed_mid_match_voids_it_and_the_rerun_counts(arena: Arena,
 
     from django.db import connection
 
+    from arena.adapters.play.matches import play_match
     from arena.models import Match, MatchStatus
     from arena.services import leagues as league_services
     from arena.services.claims import PlayOutcome
-    from arena.services.matches import play_match
     from arena.services.rounds import do_schedule_round
     from tests.protocol.harness import wait_for
 
     settings.RELAY_PREFIX = arena.prefix
     # a re-run's countdown is the league loop's business: nothing is sent to a broker here
-    settings.ARENA_DISPATCHER = "arena.embedded.InProcessDispatcher"
+    settings.ARENA_DISPATCHER = "arena.adapters.embedded.InProcessDispatcher"
     owner = get_user_model().objects.create_user("eve", password="pw-pw-pw-pw")
     bot = services.do_create_hosted_bot(owner, "eve-served")
     services.do_upload(owner, bot, "mine.py", SLOW_FIRST, "mine:Mine")

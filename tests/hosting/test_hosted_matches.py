@@ -1,6 +1,6 @@
 """Hostile hosted bots in league matches (issue 13 §3, §4): real bubblewrap sandboxes
 behind the bot host's streams, a real gateway on port 0 and Redis relay, matches claimed,
-played and written by ``arena.services.matches.play_match`` into PostgreSQL. Each hostile
+played and written by ``arena.adapters.play.matches.play_match`` into PostgreSQL. Each hostile
 bot's match is recorded as its own typed fault in the fault column, with a public detail
 that never quotes its stderr; its owner's record (``SandboxFault``) keeps the stderr's
 last lines; the good hosted bot's matches, played at the same time, are unaffected; and
@@ -20,15 +20,15 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test import Client
 
+from arena.adapters.bothost.host import HostClient, serve_bot
+from arena.adapters.bothost.probe import check_available
+from arena.adapters.bothost.sandbox import SandboxUnavailable
+from arena.adapters.play.matches import play_match
 from arena.hosting import services
-from arena.hosting.host import HostClient, serve_bot
-from arena.hosting.probe import check_available
-from arena.hosting.sandbox import SandboxUnavailable
 from arena.models import Bot, Match, MatchEndReason, MatchStatus
-from arena.runner.faults import FaultCause
 from arena.services import leagues as league_services
-from arena.services.matches import play_match
 from arena.services.rounds import do_schedule_round
+from arena.terms.faults import FaultCause
 from tests.protocol.harness import Arena, running_arena
 
 try:

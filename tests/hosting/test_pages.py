@@ -8,9 +8,9 @@ from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from arena.hosting.checker import check_next
-from arena.hosting.probe import check_available
-from arena.hosting.sandbox import SandboxUnavailable
+from arena.adapters.bothost.checker import check_next
+from arena.adapters.bothost.probe import check_available
+from arena.adapters.bothost.sandbox import SandboxUnavailable
 
 try:
     check_available()

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from agent_avenue.v1 import arena_pb2 as pb
-from arena.hosting import seccomp
-from arena.hosting.sandbox import Sandbox, discard, unpack
+from arena.adapters.bothost import seccomp
+from arena.adapters.bothost.sandbox import Sandbox, discard, unpack
 from tests.hosting.hostile import LIMITS, check, contained, hostile, require_sandbox
 
 pytestmark = pytest.mark.processes
@@ -294,8 +294,8 @@ raise SystemExit("clean")
 def test_the_probe_refuses_a_sandbox_without_the_filter(monkeypatch: pytest.MonkeyPatch) -> None:
     """The bot host does not start where the filter cannot be applied: with bwrap handed
     an allow-everything program instead, the probe finds the new user namespace."""
-    from arena.hosting import probe
-    from arena.hosting.sandbox import SandboxUnavailable
+    from arena.adapters.bothost import probe
+    from arena.adapters.bothost.sandbox import SandboxUnavailable
 
     allow_all = b"\x06\x00\x00\x00\x00\x00\xff\x7f"  # BPF: return SECCOMP_RET_ALLOW
     monkeypatch.setattr(seccomp, "program", lambda: allow_all)
@@ -332,8 +332,8 @@ def test_the_probe_refuses_a_sandbox_that_cannot_isolate_its_keyring(
     leave the host's: the sandbox does not come up and the bot host does not start."""
     import errno
 
-    from arena.hosting import probe
-    from arena.hosting.sandbox import SandboxUnavailable
+    from arena.adapters.bothost import probe
+    from arena.adapters.bothost.sandbox import SandboxUnavailable
 
     f = seccomp._Filter(seccomp._library())
     try:

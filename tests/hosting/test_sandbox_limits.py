@@ -15,10 +15,10 @@ from dataclasses import replace
 import pytest
 
 from agent_avenue.v1 import arena_pb2 as pb
-from arena.hosting import cgroups
-from arena.hosting import sandbox as sb
-from arena.hosting.host import SandboxedBot, _NoAnswer
-from arena.hosting.sandbox import Sandbox, discard, unpack
+from arena.adapters.bothost import cgroups
+from arena.adapters.bothost import sandbox as sb
+from arena.adapters.bothost.host import SandboxedBot, _NoAnswer
+from arena.adapters.bothost.sandbox import Sandbox, discard, unpack
 from tests.hosting.hostile import LIMITS, check, contained, hostile, require_sandbox
 
 pytestmark = [pytest.mark.processes, pytest.mark.serial]

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.hosting import bwrap
-from arena.hosting import sandbox as sb
-from arena.hosting.check import run_check
+from arena.adapters.bothost import bwrap
+from arena.adapters.bothost import sandbox as sb
+from arena.adapters.bothost.check import run_check
 from tests.hosting.hostile import GOOD, LIMITS, check, contained, hostile, require_sandbox
 
 pytestmark = pytest.mark.processes

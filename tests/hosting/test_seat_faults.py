@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 
+from arena.adapters.runner import FaultCause, HouseSeat, MatchStatus, TimeControl
 from arena.hosting import services
-from arena.runner import FaultCause, HouseSeat, MatchStatus, TimeControl
 from referee import EndReason
 from tests.protocol.harness import Arena, finished, running_arena, wait_for
 
@@ -122,15 +122,15 @@ def test_a_hosts_own_failure_voids_the_attempt_and_rates_nobody(arena: Arena, se
     """The host could not answer for reasons of its own (``HostFailure``): the attempt is
     void, the match queued again, no fault and no rating for anyone; before, the host
     answered nothing and the bot was charged a timeout."""
+    from arena.adapters.play.matches import play_match
     from arena.models import Bot, Match
     from arena.models import MatchStatus as Status
     from arena.services import leagues as league_services
     from arena.services.claims import PlayOutcome
-    from arena.services.matches import play_match
     from arena.services.rounds import do_schedule_round
 
     settings.RELAY_PREFIX = arena.prefix
-    settings.ARENA_DISPATCHER = "arena.embedded.InProcessDispatcher"  # no broker here
+    settings.ARENA_DISPATCHER = "arena.adapters.embedded.InProcessDispatcher"  # no broker here
     raw = arena.raw_bot("hosted", "host_failure", token=hosted_token("hosted"))
     league = league_services.do_create_league(
         league_services.LeagueSettings(name="host failure", decision_ms=60_000, bank_ms=0)
@@ -165,8 +165,8 @@ def test_the_host_reports_its_own_failure_instead_of_answering_nothing() -> None
     """What the bot host sends when it cannot load the version for the match (here: the
     database read fails): a ``HostFailure`` for the decision, never silence."""
     from agent_avenue.v1 import arena_pb2 as pb
-    from arena.hosting.host import HostClient, SandboxedBot
-    from arena.hosting.sandbox import Limits
+    from arena.adapters.bothost.host import HostClient, SandboxedBot
+    from arena.adapters.bothost.sandbox import Limits
 
     def unreachable(match_id: str) -> tuple[dict[str, bytes], str]:
         raise ConnectionError("the database is unreachable")

@@ -16,20 +16,20 @@ from django.contrib.auth import get_user_model
 from django.db.models import Sum
 from django.test import Client
 
+from arena.adapters.bothost.checker import check_next
+from arena.adapters.bothost.host import serve_bot
+from arena.adapters.bothost.probe import check_available
+from arena.adapters.bothost.sandbox import Limits, SandboxUnavailable
+from arena.adapters.play.matches import play_match
+from arena.adapters.relay.redis import RedisRunnerRelay
 from arena.hosting import services
-from arena.hosting.checker import check_next
-from arena.hosting.host import serve_bot
 from arena.hosting.models import CodeVersion
-from arena.hosting.probe import check_available
-from arena.hosting.sandbox import Limits, SandboxUnavailable
 from arena.models import Bot, League, Participation
 from arena.ratings import versions
 from arena.ratings.models import START_RATING, BatchRating, LiveRating, VersionFit, VersionRating
 from arena.ratings.services import fit_batch_ratings, recompute_ratings
-from arena.relay.redis import RedisRunnerRelay
 from arena.services import leagues as svc
 from arena.services.claims import PlayOutcome
-from arena.services.matches import play_match
 from arena.services.rounds import do_schedule_round
 from tests.protocol.harness import Arena, running_arena
 

@@ -1,4 +1,4 @@
-""" "Is v2 better than v1?" (arena.hosting.versiontest) with real hosted bots in real
+""" "Is v2 better than v1?" (arena.adapters.bothost.versiontest) with real hosted bots in real
 sandboxes: a greedy v2 against a random v1 reaches "H1 accepted" on a real Celery worker;
 two random versions stop at the game budget in embedded mode; refusals; nothing rated."""
 
@@ -11,11 +11,12 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from arena.hosting import services, testlease, versiontest
-from arena.hosting.checker import check_next
+from arena.adapters.bothost import versiontest
+from arena.adapters.bothost.checker import check_next
+from arena.adapters.bothost.probe import check_available
+from arena.adapters.bothost.sandbox import SandboxUnavailable
+from arena.hosting import services, testlease
 from arena.hosting.models import CodeVersion, VersionStatus, VersionTest, VersionTestStatus
-from arena.hosting.probe import check_available
-from arena.hosting.sandbox import SandboxUnavailable
 from arena.models import Bot, Match
 from arena.ratings.models import LiveRating, VersionRating
 from arena.services import owned_bots
@@ -102,7 +103,7 @@ def test_greedy_v2_beats_random_v1_on_a_worker(owner, cluster: Cluster) -> None:
 
 
 def test_the_budget_stops_an_even_test(owner, settings) -> None:  # type: ignore[no-untyped-def]
-    settings.ARENA_DISPATCHER = "arena.embedded.InProcessDispatcher"
+    settings.ARENA_DISPATCHER = "arena.adapters.embedded.InProcessDispatcher"
     bot = _hosted(owner, "ann-even", RANDOM, RANDOM)
     test = versiontest.do_start(
         owner, bot, 2, 1, versiontest.SprtSettings(elo0=0, elo1=100, max_games=4)

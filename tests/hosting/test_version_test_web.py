@@ -9,10 +9,10 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from arena.hosting.checker import check_next
+from arena.adapters.bothost.checker import check_next
+from arena.adapters.bothost.probe import check_available
+from arena.adapters.bothost.sandbox import SandboxUnavailable
 from arena.hosting.models import VersionTest
-from arena.hosting.probe import check_available
-from arena.hosting.sandbox import SandboxUnavailable
 from tests.hosting.test_pages import logged_in
 from tests.web.test_permissions import api_client
 
@@ -28,7 +28,7 @@ RANDOM = b"from avenue_sdk.house import RandomBot\n\n\nclass Mine(RandomBot):\n 
 
 @pytest.fixture(autouse=True)
 def embedded(settings) -> None:  # type: ignore[no-untyped-def]
-    settings.ARENA_DISPATCHER = "arena.embedded.InProcessDispatcher"
+    settings.ARENA_DISPATCHER = "arena.adapters.embedded.InProcessDispatcher"
 
 
 def _two_versions(client: Client, name: str, api: bool) -> None:

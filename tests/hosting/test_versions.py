@@ -9,11 +9,11 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import IntegrityError, transaction
 
+from arena.adapters.bothost.checker import check_next
+from arena.adapters.bothost.probe import check_available
+from arena.adapters.bothost.sandbox import SandboxUnavailable
 from arena.hosting import services
-from arena.hosting.checker import check_next
 from arena.hosting.models import CodeVersion, VersionStatus
-from arena.hosting.probe import check_available
-from arena.hosting.sandbox import SandboxUnavailable
 from arena.services import owned_bots
 
 try:

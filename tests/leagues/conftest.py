@@ -148,7 +148,7 @@ def cluster(transactional_db: None, settings, tmp_path: Path) -> Iterator[Cluste
     app.conf.task_default_queue = queue
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CELERY", "ARENA_"))}
     env.update(
-        DJANGO_SETTINGS_MODULE="arena.settings",
+        DJANGO_SETTINGS_MODULE="config.settings",
         PYTHONPATH=str(ROOT),
         PYTHONUNBUFFERED="1",
         DATABASE_URL=database_url(),

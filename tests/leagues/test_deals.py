@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 from django.core.management import CommandError, call_command
 
+from arena.adapters.play.matches import game_config, play_match
 from arena.deals import SEED_BITS, first_team_of, house_bot_seed
 from arena.models import Bot, BotKind, Entry, League, Match, MatchStatus
 from arena.ratings.models import LiveRating
 from arena.services import leagues as svc
 from arena.services.bots import create_bot
-from arena.services.matches import game_config, play_match
 from arena.services.rounds import do_schedule_due_rounds, do_schedule_round
 from referee import new_game
 from tests.leagues.factory import house_league

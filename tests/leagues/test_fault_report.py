@@ -12,13 +12,13 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 
+from arena.adapters.play.matches import play_match
+from arena.adapters.relay.redis import RedisRunnerRelay
 from arena.models import Incident, IncidentKind, League, Match
-from arena.relay.redis import RedisRunnerRelay
 from arena.services import leagues as svc
 from arena.services.bots import create_bot
 from arena.services.claims import PlayOutcome
 from arena.services.faultreport import fault_report
-from arena.services.matches import play_match
 from arena.services.rounds import do_schedule_round
 from tests.leagues.factory import house_league
 

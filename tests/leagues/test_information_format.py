@@ -295,7 +295,7 @@ def test_a_small_league_plays_rounds_to_completion_in_embedded_mode(tmp_path) ->
         if k not in ("DATABASE_URL", "REDIS_URL") and not k.startswith(("CELERY", "ARENA_"))
     }
     env.update(
-        DJANGO_SETTINGS_MODULE="arena.settings",
+        DJANGO_SETTINGS_MODULE="config.settings",
         PYTHONPATH=str(ROOT),
         DATABASE_URL=f"sqlite:///{tmp_path / 'info.sqlite3'}",
     )

@@ -29,7 +29,7 @@ def test_demo_league_plays_in_one_process_on_sqlite(tmp_path: Path) -> None:
         if k not in ("DATABASE_URL", "REDIS_URL") and not k.startswith(("CELERY", "ARENA_"))
     }
     env.update(
-        DJANGO_SETTINGS_MODULE="arena.settings",
+        DJANGO_SETTINGS_MODULE="config.settings",
         PYTHONPATH=str(ROOT),
         DATABASE_URL=f"sqlite:///{tmp_path / 'demo.sqlite3'}",
     )

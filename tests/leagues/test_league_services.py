@@ -11,16 +11,16 @@ from django.core.management import CommandError, call_command
 from django.db import IntegrityError, connection, transaction
 from django_celery_beat.models import PeriodicTask
 
+from arena.adapters.play.matches import play_match
+from arena.adapters.relay.redis import RedisRunnerRelay
+from arena.adapters.runner import HouseSeat, run_match
 from arena.admin import LeagueForm
 from arena.models import League, Match, MatchEndReason, MatchStatus, Participation, Round
 from arena.ratings.models import LiveRating, RatedMatch
 from arena.ratings.services import fit_batch_ratings, recompute_ratings
-from arena.relay.redis import RedisRunnerRelay
-from arena.runner import HouseSeat, run_match
 from arena.services import leagues as svc
 from arena.services.bots import create_bot
 from arena.services.claims import PlayOutcome, do_claim_match
-from arena.services.matches import play_match
 from arena.services.results import do_finish_match
 from arena.services.rounds import do_schedule_due_rounds, do_schedule_round
 from referee import GameConfig

@@ -10,11 +10,11 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from arena.adapters.play.matches import play_match, play_matches
 from arena.models import League, Match, MatchStatus, Round, RoundStatus
 from arena.ratings.services import recompute_ratings
 from arena.services import live
 from arena.services.claims import PlayOutcome, do_claim_match, do_void_attempt
-from arena.services.matches import play_match, play_matches
 from arena.services.rounds import do_reap, do_schedule_round
 from referee import GameConfig, legal_actions, new_game
 from referee.replay import RecordedDecision

@@ -16,6 +16,8 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from django.test import Client
 
+from arena.adapters.play.matches import play_match
+from arena.adapters.relay.redis import RedisRunnerRelay
 from arena.analytics.models import BotAnalytics
 from arena.models import (
     DealMode,
@@ -31,11 +33,9 @@ from arena.models import (
 from arena.ratings.models import LiveRating, RatedMatch
 from arena.ratings.services import recompute_ratings
 from arena.ratings.standings import recompute_standings
-from arena.relay.redis import RedisRunnerRelay
 from arena.services import leagues as svc
 from arena.services.bots import create_bot
 from arena.services.claims import PlayOutcome
-from arena.services.matches import play_match
 from arena.services.rerun import void_and_rerun
 from arena.services.rounds import do_schedule_round
 from tests.leagues.factory import assert_rated_once, house_league, rating_total

@@ -14,12 +14,12 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from arena.adapters.play.matches import _play_claimed, play_match, play_matches
 from arena.analytics.models import BotAnalytics
 from arena.models import League, Match, MatchReplay, MatchStatus, Participation, Round, RoundStatus
 from arena.ratings.models import LiveRating, RatedMatch
 from arena.ratings.services import recompute_ratings
 from arena.services.claims import Claim, PlayOutcome, do_claim_match, do_claim_matches
-from arena.services.matches import _play_claimed, play_match, play_matches
 from arena.services.results import Finished, Played, do_finish_matches
 from arena.services.resultwriter import ResultWriter
 from arena.services.rounds import do_schedule_round

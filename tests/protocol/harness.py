@@ -19,12 +19,12 @@ from typing import Any
 import redis
 from django.conf import settings
 
-from arena.gateway import DatabaseAuthenticator, Gateway, GatewayConfig, GatewayThread
+from arena.adapters.gateway import DatabaseAuthenticator, Gateway, GatewayConfig, GatewayThread
+from arena.adapters.relay.base import RunnerRelay
+from arena.adapters.relay.redis import RedisGatewayRelay, RedisRunnerRelay
+from arena.adapters.relay.redis_gateway import DirectConfig
+from arena.adapters.runner import MatchResult, RemoteSeat, Seat, TimeControl, run_match
 from arena.models import Bot
-from arena.relay.base import RunnerRelay
-from arena.relay.redis import RedisGatewayRelay, RedisRunnerRelay
-from arena.relay.redis_gateway import DirectConfig
-from arena.runner import MatchResult, RemoteSeat, Seat, TimeControl, run_match
 from arena.services.bots import create_bot
 from referee import GameConfig
 
@@ -203,7 +203,7 @@ def finished(process: BotProcess, timeout: float = 15.0) -> str:
 
 
 def lane() -> DirectConfig:
-    """A gateway's direct lane as deployed (arena.relay.direct), on a free local port."""
+    """A gateway's direct lane as deployed (arena.adapters.relay.direct), on a free local port."""
     return DirectConfig("127.0.0.1:0", str(settings.SECRET_KEY))
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from agent_avenue.v1 import arena_pb2 as pb
-from arena.runner import FaultCause
+from arena.adapters.runner import FaultCause
 from avenue_sdk import view
 from avenue_sdk.protocol import convert, faults
 from referee import (

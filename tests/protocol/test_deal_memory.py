@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from arena.adapters.play.matches import play_match
+from arena.adapters.relay.redis import RedisRunnerRelay
 from arena.models import Bot, Match, MatchStatus
-from arena.relay.redis import RedisRunnerRelay
 from arena.services import leagues as svc
 from arena.services.claims import PlayOutcome
-from arena.services.matches import play_match
 from arena.services.rounds import do_schedule_round
 from avenue_sdk.protocol.convert import _counts
 from referee.replay import from_json

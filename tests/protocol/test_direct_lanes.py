@@ -1,4 +1,4 @@
-"""Direct lanes (arena.relay.direct): a runner writes decisions straight to the gateway
+"""Direct lanes (arena.adapters.relay.direct): a runner writes decisions straight to the gateway
 holding the bot, and whatever a lane refuses, misses or loses still goes by Redis.
 
 Real Redis, real gateway relays on an event loop thread, real TCP lanes; the last test
@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from arena.relay.base import Delivery, DeliveryKind, DropCounts, Inbound, InboundKind
-from arena.relay.frames import LaneError, split_address
-from arena.relay.redis import RedisGatewayRelay, RedisRunnerRelay
+from arena.adapters.relay.base import Delivery, DeliveryKind, DropCounts, Inbound, InboundKind
+from arena.adapters.relay.frames import LaneError, split_address
+from arena.adapters.relay.redis import RedisGatewayRelay, RedisRunnerRelay
 from tests.protocol.harness import clear_prefix, lane, new_prefix, running_arena, wait_for
 from tests.protocol.test_relay import LoopThread, Sink
 
@@ -97,7 +97,7 @@ def test_without_the_secret_a_runner_gets_no_lane_and_goes_by_redis(gateway) -> 
     finally:
         r.close()
     assert relay._lanes is not None and relay._lanes.refused == 1
-    # the next match of this process does not knock again for a while (arena.relay.lanes)
+    # the next match of this process does not knock again for a while (arena.adapters.relay.lanes)
     again = runner(prefix, secret="not the arena's")
     try:
         assert [a.seq if a else None for a in play(again, "7", "m2", range(1, 3))] == [1, 2]
@@ -194,7 +194,7 @@ def test_garbage_on_the_lane_port_is_refused_and_the_lane_still_serves(gateway) 
 
 
 def test_an_address_that_is_not_the_named_gateway_is_no_lane(gateway) -> None:  # type: ignore[no-untyped-def]
-    from arena.relay.direct import Lane
+    from arena.adapters.relay.direct import Lane
 
     relay, _, prefix = gateway
     with pytest.raises(LaneError, match="is not the lane of gateway someone-else"):
@@ -223,7 +223,7 @@ def test_sdk_bots_play_whole_matches_over_the_lanes(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("latency", [None, 0.0, 12.345])
 def test_the_frames_of_a_decision_carry_every_field(latency: float | None) -> None:
-    from arena.relay.frames import LaneDelivery, delivery_frame, inbound_frame, parse
+    from arena.adapters.relay.frames import LaneDelivery, delivery_frame, inbound_frame, parse
 
     delivery = Delivery(DeliveryKind.REQUEST, "412.3", 17, b"\x00request\xff")
     body = delivery_frame("bot-é", "991", delivery, True, 5)[4:]
@@ -236,7 +236,7 @@ def test_the_frames_of_a_decision_carry_every_field(latency: float | None) -> No
 def test_a_seq_a_bot_made_up_fits_the_frame() -> None:
     """A bot may answer with any uint64 seq (the gateway forwards a stale one for the
     runner to count): the lane must carry it, not break the bot's stream."""
-    from arena.relay.frames import LaneDelivery, delivery_frame, inbound_frame, parse
+    from arena.adapters.relay.frames import LaneDelivery, delivery_frame, inbound_frame, parse
 
     top = 2**64 - 1
     inbound = Inbound(InboundKind.ACTION, "7", "m", top, b"\x01")
@@ -247,7 +247,7 @@ def test_a_seq_a_bot_made_up_fits_the_frame() -> None:
 
 
 def test_a_garbled_frame_is_an_error_not_a_guess() -> None:
-    from arena.relay.frames import delivery_frame, parse
+    from arena.adapters.relay.frames import delivery_frame, parse
 
     body = delivery_frame("7", "1", Delivery(DeliveryKind.STARTED, "m", 0, b""), False, 0)[4:]
     for garbled in [body[:5], body[:-1] if len(body) > 20 else b"d", b"z" + body[1:], b""]:

@@ -18,8 +18,8 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from arena.relay.redis import RedisRunnerRelay
-from arena.runner import MatchStatus, RemoteSeat, run_match
+from arena.adapters.relay.redis import RedisRunnerRelay
+from arena.adapters.runner import MatchStatus, RemoteSeat, run_match
 from referee import GameConfig
 from referee.replay import validate
 from tests.protocol.harness import ROOT, Arena, BotProcess, clear_prefix, finished, new_prefix
@@ -39,7 +39,7 @@ def django_env(prefix: str) -> dict[str, str]:
         DATABASE_URL=url,
         REDIS_URL=str(settings.REDIS_URL),
         RELAY_PREFIX=prefix,
-        DJANGO_SETTINGS_MODULE="arena.settings",
+        DJANGO_SETTINGS_MODULE="config.settings",
         PYTHONPATH=str(ROOT),
         PYTHONUNBUFFERED="1",
     )

@@ -11,7 +11,14 @@ import pytest
 import redis
 from django.conf import settings
 
-from arena.runner import FaultAction, FaultCause, FaultPolicy, HouseSeat, MatchStatus, TimeControl
+from arena.adapters.runner import (
+    FaultAction,
+    FaultCause,
+    FaultPolicy,
+    HouseSeat,
+    MatchStatus,
+    TimeControl,
+)
 from referee import EndReason
 from referee.replay import validate
 from tests.protocol.harness import Arena, Background, finished, wait_for

@@ -9,9 +9,9 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from arena.gateway import GatewayConfig
-from arena.gateway.server import SERVICE
-from arena.runner import HouseSeat, MatchStatus
+from arena.adapters.gateway import GatewayConfig
+from arena.adapters.gateway.server import SERVICE
+from arena.adapters.runner import HouseSeat, MatchStatus
 from arena.services.bots import revoke_token, rotate_token
 from tests.protocol.harness import Arena, finished, running_arena, wait_for
 

@@ -17,10 +17,10 @@ import grpc
 import pytest
 
 from agent_avenue.v1 import arena_pb2 as pb
-from arena.gateway.limits import FailedAuthLimiter, peer_host
-from arena.gateway.tls import TlsError, tls_files
-from arena.relay.redis import RedisRunnerRelay
-from arena.runner import HouseSeat, MatchStatus, RemoteSeat, run_match
+from arena.adapters.gateway.limits import FailedAuthLimiter, peer_host
+from arena.adapters.gateway.tls import TlsError, tls_files
+from arena.adapters.relay.redis import RedisRunnerRelay
+from arena.adapters.runner import HouseSeat, MatchStatus, RemoteSeat, run_match
 from referee import GameConfig
 from tests.protocol.harness import (
     FAST,

@@ -1,7 +1,7 @@
 """A gateway that stops running for a while (``SIGSTOP``: a frozen container, a stalled
 machine) with a bot's answer owed is the arena's pause, not the bot's: the runner holds
 the bot's clock while the gateway's beats are late (``RunnerRelay.gateway_paused``), and
-the gateway leaves its own pause out of the bot's measure (``arena.gateway.stalls``).
+the gateway leaves its own pause out of the bot's measure (``arena.adapters.gateway.stalls``).
 Real gateway process, real SDK bot, Redis."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from arena.relay.redis import RedisRunnerRelay
-from arena.runner import HouseSeat, MatchStatus, RemoteSeat, TimeControl, run_match
+from arena.adapters.relay.redis import RedisRunnerRelay
+from arena.adapters.runner import HouseSeat, MatchStatus, RemoteSeat, TimeControl, run_match
 from referee import GameConfig
 from tests.protocol.harness import Arena, Background, clear_prefix, new_prefix, wait_for
 from tests.protocol.test_distributed import GatewayProcess, django_env

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agent_avenue.v1 import arena_pb2 as pb
-from arena.runner import MatchResult, MatchStatus, TimeControl
+from arena.adapters.runner import MatchResult, MatchStatus, TimeControl
 from avenue_sdk.protocol import convert
 from referee import GameConfig, legal_actions
 from referee.observation import observe

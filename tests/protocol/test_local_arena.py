@@ -17,7 +17,7 @@ import pytest
 from google.protobuf import text_format
 
 from agent_avenue.v1 import arena_pb2 as pb
-from arena.runner import HouseSeat, MatchStatus, Seat, TimeControl
+from arena.adapters.runner import HouseSeat, MatchStatus, Seat, TimeControl
 from avenue_sdk.local import game_seed
 from referee import GameConfig
 from tests.protocol.harness import ROOT, Arena, bot_env

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
+from arena.adapters.runner import HouseSeat, MatchStatus, TimeControl
 from arena.models import Bot
-from arena.runner import HouseSeat, MatchStatus, TimeControl
 from referee import EndReason, GameConfig
 from referee.replay import validate
 from tests.protocol.harness import Arena, wait_for

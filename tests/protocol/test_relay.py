@@ -17,7 +17,7 @@ import pytest
 import redis
 from django.conf import settings
 
-from arena.relay.base import (
+from arena.adapters.relay.base import (
     Delivery,
     DeliveryKind,
     DropCounts,
@@ -27,9 +27,9 @@ from arena.relay.base import (
     Reach,
     RunnerRelay,
 )
-from arena.relay.local import InProcessRelay
-from arena.relay.presence import gateway_key
-from arena.relay.redis import RedisGatewayRelay, RedisRunnerRelay
+from arena.adapters.relay.local import InProcessRelay
+from arena.adapters.relay.presence import gateway_key
+from arena.adapters.relay.redis import RedisGatewayRelay, RedisRunnerRelay
 from tests.protocol.harness import clear_prefix, lane, new_prefix, wait_for
 
 T = TypeVar("T")
@@ -280,7 +280,7 @@ def test_a_gateway_that_died_is_told_from_one_that_let_its_bot_go() -> None:
 
 
 def test_deliveries_keep_kind_match_seq_and_payload_through_redis() -> None:
-    from arena.relay.wire import delivery_of, encode_delivery, unpack
+    from arena.adapters.relay.wire import delivery_of, encode_delivery, unpack
 
     for delivery in [
         Delivery(DeliveryKind.REQUEST, "league-1-match-7#2", 41, b"\x00\n\xff" * 100),
@@ -292,7 +292,7 @@ def test_deliveries_keep_kind_match_seq_and_payload_through_redis() -> None:
 
 
 def test_inbound_messages_carry_latency_fault_side_and_stream_through_redis() -> None:
-    from arena.relay.redis import decode_inbound, encode_inbound
+    from arena.adapters.relay.redis import decode_inbound, encode_inbound
 
     action = Inbound(InboundKind.ACTION, "7", "m", 3, b"\x08\x01", latency_ms=1.25)
     gone = Inbound(InboundKind.DISCONNECTED, "7", "m", detail="bye", arena=True, conn="42")

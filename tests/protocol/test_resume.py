@@ -15,17 +15,17 @@ from django.conf import settings
 from django.db import connection
 
 from agent_avenue.v1 import arena_pb2 as pb
-from arena.gateway import DatabaseAuthenticator, Gateway, GatewayThread
+from arena.adapters.gateway import DatabaseAuthenticator, Gateway, GatewayThread
+from arena.adapters.play.matches import play_match
+from arena.adapters.relay.base import Inbound
+from arena.adapters.relay.presence import GATEWAY_TTL
+from arena.adapters.relay.redis import RedisGatewayRelay, RedisRunnerRelay
+from arena.adapters.runner import ArenaFault, FaultCause, RemoteSeat, Seat, TimeControl
+from arena.adapters.runner import MatchStatus as RunStatus
 from arena.models import Bot, Match, MatchStatus
 from arena.ratings.models import RatedMatch
-from arena.relay.base import Inbound
-from arena.relay.presence import GATEWAY_TTL
-from arena.relay.redis import RedisGatewayRelay, RedisRunnerRelay
-from arena.runner import ArenaFault, FaultCause, RemoteSeat, Seat, TimeControl
-from arena.runner import MatchStatus as RunStatus
 from arena.services import leagues as svc
 from arena.services.claims import PlayOutcome
-from arena.services.matches import play_match
 from arena.services.rounds import do_schedule_round
 from referee.replay import validate
 from tests.leagues.conftest import database_url
@@ -285,7 +285,7 @@ def test_a_league_match_the_arena_cannot_go_on_with_is_voided_not_forfeited(
     """Through ``play_match`` (what the Celery task runs): the gateway drains while a bot
     thinks and nobody comes back within the league's grace: the attempt is void, the
     match queued again, nothing rated, nobody charged."""
-    settings.ARENA_DISPATCHER = "arena.embedded.InProcessDispatcher"  # no broker message
+    settings.ARENA_DISPATCHER = "arena.adapters.embedded.InProcessDispatcher"  # no broker message
     league = svc.do_create_league(
         svc.LeagueSettings(name="Drained", decision_ms=20_000, bank_ms=0, reconnect_grace_ms=2_000)
     )

@@ -14,11 +14,16 @@ from typing import Any
 import pytest
 import redis
 
-from arena.gateway import DatabaseAuthenticator, Gateway, GatewayThread, StaticAuthenticator
+from arena.adapters.gateway import (
+    DatabaseAuthenticator,
+    Gateway,
+    GatewayThread,
+    StaticAuthenticator,
+)
+from arena.adapters.relay import InProcessRelay, shared_relay
+from arena.adapters.relay.redis import Keys, RedisGatewayRelay, RedisRunnerRelay, _pack
+from arena.adapters.relay.revocation import announce_revoked
 from arena.models import Bot
-from arena.relay import InProcessRelay, shared_relay
-from arena.relay.redis import Keys, RedisGatewayRelay, RedisRunnerRelay, _pack
-from arena.relay.revocation import announce_revoked
 from arena.services.bots import BotIdentity, revoke_token, rotate_token
 from tests.protocol.harness import FAST, Arena, clear_prefix, finished, new_prefix, wait_for
 from tests.protocol.test_distributed import cluster, sdk_at  # noqa: F401 - the fixture

@@ -14,10 +14,10 @@ from typing import TextIO, cast
 import pytest
 from django.db import connection
 
-from arena.management.commands.league import Command as LeagueCommand
+from arena.adapters.management.commands.league import Command as LeagueCommand
 from arena.models import Bot, League, Match, MatchEndReason, MatchStatus, Round, RoundStatus
-from arena.runner.faults import FaultCause
 from arena.services.leagues import do_enter
+from arena.terms.faults import FaultCause
 from tests.leagues.factory import house_league
 from tests.protocol.harness import Arena, wait_for
 

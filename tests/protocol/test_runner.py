@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from arena.relay.local import InProcessRelay
-from arena.runner import (
+from arena.adapters.relay.local import InProcessRelay
+from arena.adapters.runner import (
     FaultAction,
     FaultCause,
     FaultPolicy,

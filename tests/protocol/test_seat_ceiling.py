@@ -16,10 +16,10 @@ from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
+from arena.adapters.play.matches import play_match
 from arena.models import Match, MatchStatus, Participation
 from arena.services.claims import PlayOutcome
 from arena.services.leagues import do_enter
-from arena.services.matches import play_match
 from arena.services.rounds import do_schedule_round
 from tests.leagues.factory import house_league
 from tests.protocol.harness import Arena

@@ -1,4 +1,4 @@
-"""Runner slots (``arena.runner.slots``): a match thread holds a slot while it runs Python
+"""Runner slots (``arena.adapters.runner.slots``): a match thread holds a slot while it runs Python
 and gives it back while it waits on the relay, so that with one slot two matches still
 make progress, and a third thread never runs alongside them."""
 
@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from arena.relay.base import Inbound, InboundKind
-from arena.relay.local import InProcessRelay
-from arena.runner.slots import RunnerSlots, SlottedRelay, process_slots
+from arena.adapters.relay.base import Inbound, InboundKind
+from arena.adapters.relay.local import InProcessRelay
+from arena.adapters.runner.slots import RunnerSlots, SlottedRelay, process_slots
 
 
 def test_a_thread_gives_its_slot_back_while_it_waits_on_the_relay() -> None:

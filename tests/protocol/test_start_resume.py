@@ -18,9 +18,9 @@ import time
 
 import pytest
 
+from arena.adapters.runner import ArenaFault, FaultCause, Seat
+from arena.adapters.runner import MatchStatus as RunStatus
 from arena.models import Incident, IncidentKind
-from arena.runner import ArenaFault, FaultCause, Seat
-from arena.runner import MatchStatus as RunStatus
 from tests.protocol.harness import Arena, Background, wait_for
 from tests.protocol.test_resume import PATIENT, RANDOM, _restart_gateway
 
@@ -38,7 +38,9 @@ def _drained_with_two_bots(arena: Arena) -> None:
     arena.wait_connected("south", 30)
     arena.thread.stop()  # drains: both streams end, by the arena's doing
     wait_for(
-        lambda: not arena.relay.is_connected(arena.bot_id("north")), 15, "the gateway to drain"
+        lambda: not arena.relay.is_connected(arena.bot_id("north")),
+        15,
+        "the gateway to drain",
     )
 
 

@@ -11,11 +11,11 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
+from arena.adapters.play.matches import play_match
 from arena.models import League, Match, MatchStatus
 from arena.ratings.models import LiveRating
 from arena.ratings.standings import SHOWN_FIELDS, recompute_standings
 from arena.services.claims import PlayOutcome, do_claim_match, do_void_attempt
-from arena.services.matches import play_match
 from arena.services.rounds import do_schedule_round
 from leaderboard.reads.leagues import league_standings
 from tests.leagues.factory import house_league

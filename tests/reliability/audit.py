@@ -22,9 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from agent_avenue.v1 import arena_pb2 as pb
-from arena.relay.base import Delivery, DeliveryKind, Inbound, InboundKind, RunnerRelay
-from arena.runner import RemoteSeat, TimeControl, run_match
-from arena.runner import match as runner_match
+from arena.adapters.relay.base import Delivery, DeliveryKind, Inbound, InboundKind, RunnerRelay
+from arena.adapters.runner import RemoteSeat, TimeControl, run_match
+from arena.adapters.runner import match as runner_match
 from avenue_sdk.protocol import convert
 from referee import GameConfig, legal_actions
 from referee.config import RULESETS

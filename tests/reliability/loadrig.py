@@ -10,6 +10,9 @@ league of the remote bots, schedules its rounds one after the other, plays beat'
 (the reaper, ``do_reap``, every second), injects the faults, and checks the outcome.
 
 Every wait has a deadline; ``close()`` stops every process the rig started.
+
+Why one file of this length: the rig is one object that owns every process it
+starts, so that ``close()`` can stop them all.
 """
 
 from __future__ import annotations
@@ -199,7 +202,7 @@ class LoadRig:
         self.gateway_ports = [free_port() for _ in range(cfg.gateways)]
         self.env = {k: v for k, v in os.environ.items() if not k.startswith(("CELERY", "ARENA_"))}
         self.env.update(
-            DJANGO_SETTINGS_MODULE="arena.settings",
+            DJANGO_SETTINGS_MODULE="config.settings",
             PYTHONPATH=str(ROOT),
             PYTHONUNBUFFERED="1",
             DATABASE_URL=database_url,

@@ -123,7 +123,7 @@ class MatrixRig(RestartRig):
         self.web = self._proc(
             "web",
             [
-                sys.executable, "-m", "gunicorn", "arena.wsgi", "--bind",
+                sys.executable, "-m", "gunicorn", "config.wsgi", "--bind",
                 f"127.0.0.1:{self.web_port}", "--workers", "2", "--timeout", "60",
             ],
         ).start()  # fmt: skip

@@ -21,10 +21,10 @@ import psycopg
 import pytest
 from django.db import connection
 
+from arena.adapters.play import matches
+from arena.adapters.play.matches import play_match
 from arena.models import Match
-from arena.services import matches
 from arena.services.claims import PlayOutcome
-from arena.services.matches import play_match
 from arena.services.rounds import do_schedule_round
 from tests.leagues.conftest import database_url
 from tests.leagues.factory import house_league

@@ -11,6 +11,9 @@ bot plays a whole match.
 
 Example counts are kept small (the whole file runs in well under a minute; each test
 prints how many it ran, see ``-s``); ``ARENA_FUZZ_SCALE=10`` runs ten times as many.
+
+Why one file of this length: one rig (a real gateway and its relay) serves every
+kind of hostile input; splitting it would start that rig once per file.
 """
 
 from __future__ import annotations
@@ -34,13 +37,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_avenue.v1 import arena_pb2 as pb
-from arena.gateway import DatabaseAuthenticator, Gateway, GatewayThread
-from arena.gateway.server import SERVICE
-from arena.gateway.session import parse_bot_message
+from arena.adapters.gateway import DatabaseAuthenticator, Gateway, GatewayThread
+from arena.adapters.gateway.server import SERVICE
+from arena.adapters.gateway.session import parse_bot_message
+from arena.adapters.relay.base import Delivery, DeliveryKind
+from arena.adapters.relay.redis import RedisGatewayRelay, RedisRunnerRelay
+from arena.adapters.runner import FaultCause, HouseSeat, MatchResult, MatchStatus, TimeControl
 from arena.models import Bot
-from arena.relay.base import Delivery, DeliveryKind
-from arena.relay.redis import RedisGatewayRelay, RedisRunnerRelay
-from arena.runner import FaultCause, HouseSeat, MatchResult, MatchStatus, TimeControl
 from arena.services.bots import create_bot
 from tests.protocol.harness import (
     FAST,

@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from arena.runner import match as runner_match
+from arena.adapters.runner import match as runner_match
 from referee.observation import Observation, observe
 from referee.state import State
 from tests.reliability.audit import CONFIGS, run_audit

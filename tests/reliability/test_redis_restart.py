@@ -88,7 +88,7 @@ def rig(transactional_db: None, settings, tmp_path: Path) -> Iterator[Rig]:  # n
     }
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CELERY", "ARENA_"))}
     env.update(
-        DJANGO_SETTINGS_MODULE="arena.settings", PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1",
+        DJANGO_SETTINGS_MODULE="config.settings", PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1",
         DATABASE_URL=database_url(), REDIS_URL=url, CELERY_QUEUE=queue,
         RELAY_PREFIX=settings.RELAY_PREFIX, LOG_LEVEL="INFO",
     )  # fmt: skip

@@ -10,6 +10,9 @@
 * what tests/web/test_permissions.py does not already cover of the rate limits: sign-up,
   the admin's log-in, making bot tokens on the site and through the API, and the message a
   person or a program gets.
+
+Why one file of this length: the attacks share one site and API under their real
+rate limits; each test is short.
 """
 
 from __future__ import annotations
@@ -63,7 +66,7 @@ def production_env(**extra: str) -> dict[str, str]:
     names = set(re.findall(r"^([A-Z][A-Z0-9_]*)=", (ROOT / ".env.example").read_text(), re.M))
     env = {k: v for k, v in os.environ.items() if k not in names}
     env.update(
-        DJANGO_SETTINGS_MODULE="arena.settings",
+        DJANGO_SETTINGS_MODULE="config.settings",
         PYTHONPATH=str(ROOT),
         DEBUG="0",
         SECRET_KEY=secrets.token_urlsafe(50),
@@ -117,7 +120,7 @@ def gunicorn(transactional_db: None, tmp_path: Path) -> Iterator[str]:
     )
     log = (tmp_path / "gunicorn.log").open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "arena.wsgi", "--bind", f"127.0.0.1:{port}",
+        [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}",
          "--workers", "1"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip

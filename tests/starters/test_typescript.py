@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from arena.gateway import GatewayConfig
+from arena.adapters.gateway import GatewayConfig
+from arena.adapters.runner import FaultCause, HouseSeat, MatchResult, MatchStatus, TimeControl
 from arena.models import Bot
-from arena.runner import FaultCause, HouseSeat, MatchResult, MatchStatus, TimeControl
 from referee import EndReason, GameConfig
 from referee.replay import validate
 from tests.protocol.harness import (

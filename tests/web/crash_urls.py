@@ -3,7 +3,7 @@
 from django.http import HttpRequest, HttpResponse
 from django.urls import path
 
-from arena.urls import handler400, handler403, handler404, handler500, urlpatterns
+from config.urls import handler400, handler403, handler404, handler500, urlpatterns
 
 
 def crash(request: HttpRequest) -> HttpResponse:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from arena.adapters.play.matches import do_claim_match, game_config, play_match
 from arena.models import League, Match, MatchStatus
 from arena.ratings.services import fit_batch_ratings
 from arena.services import leagues as svc
-from arena.services.matches import do_claim_match, game_config, play_match
 from arena.services.rounds import do_schedule_round
 from avenue_sdk.viewer.frames import _cards
 from referee import new_game

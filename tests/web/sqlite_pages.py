@@ -10,16 +10,16 @@ import sys
 
 import django
 
-os.environ["DJANGO_SETTINGS_MODULE"] = "arena.settings"
+os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
 django.setup()
 
 from django.core.management import call_command  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import setup_test_environment  # noqa: E402
 
+from arena.adapters.play.matches import play_match  # noqa: E402
 from arena.models import Match, MatchStatus  # noqa: E402
 from arena.services import leagues as svc  # noqa: E402
-from arena.services.matches import play_match  # noqa: E402
 from arena.services.rounds import do_schedule_round  # noqa: E402
 
 

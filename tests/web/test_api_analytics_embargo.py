@@ -8,11 +8,11 @@ import pytest
 from django.core.cache import cache
 from django.test import Client
 
+from arena.adapters.play.matches import play_match
 from arena.analytics.models import BotAnalytics
 from arena.models import Match, MatchStatus
 from arena.services import leagues as svc
 from arena.services.claims import PlayOutcome
-from arena.services.matches import play_match
 from arena.services.rounds import do_schedule_round
 
 pytestmark = pytest.mark.django_db

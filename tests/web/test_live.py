@@ -51,7 +51,7 @@ def test_no_response_carries_a_running_matchs_hidden_cards(client: Client) -> No
 def test_the_leak_scan_can_fail() -> None:
     """The scan finds the secrets in what an omniscient view of the live deal would say."""
     setup = make_live()
-    from arena.services.matches import game_config
+    from arena.adapters.play.matches import game_config
     from referee import new_game
 
     parts = list(setup.live.participations.order_by("seat"))
@@ -158,7 +158,7 @@ def test_the_finished_game_of_a_running_mirrored_pair_shows_no_result(client: Cl
 def test_independent_deals_withhold_nothing(client: Client) -> None:
     """By default a finished game's result and replay are out at once, whatever its
     partner does: the two share no deal."""
-    from arena.services.matches import do_claim_match, play_match
+    from arena.adapters.play.matches import do_claim_match, play_match
     from arena.services.rounds import do_schedule_round
 
     league = svc.do_create_league(svc.LeagueSettings(name="Independent"))

@@ -21,12 +21,12 @@ import pytest
 from django.db import connection, transaction
 from django.test import Client
 
+from arena.adapters.play.matches import play_match
 from arena.analytics.models import BotAnalytics
 from arena.models import League, Match, MatchStatus, Round
 from arena.ratings.models import LiveRating
 from arena.services import leagues as svc
 from arena.services.claims import PlayOutcome, do_claim_match
-from arena.services.matches import play_match
 from arena.services.rounds import do_schedule_round
 from tests.web.helpers import make_league
 from tests.web.test_pages_after_result import _counts, _rows_by_bot

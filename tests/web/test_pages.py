@@ -86,7 +86,7 @@ def test_crafted_urls_give_error_pages_not_500(client: Client, league) -> None: 
 
 
 def test_cached_fragments_follow_new_results(client: Client, league) -> None:  # noqa: ANN001
-    from arena.services.matches import play_match
+    from arena.adapters.play.matches import play_match
     from arena.services.rounds import do_schedule_round
 
     bot = league.entries.first().bot

@@ -10,11 +10,11 @@ import re
 import pytest
 from django.test import Client
 
+from arena.adapters.play.matches import play_match
 from arena.models import League, Match, MatchStatus
 from arena.ratings.models import LiveRating
 from arena.services import leagues as svc
 from arena.services.claims import PlayOutcome
-from arena.services.matches import play_match
 from arena.services.rounds import do_schedule_round
 from tests.web.helpers import make_league
 

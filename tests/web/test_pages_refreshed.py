@@ -20,12 +20,12 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+from arena.adapters.play.matches import play_match
 from arena.models import League, Match, MatchStatus
 from arena.ratings.models import LiveRating
 from arena.services import leagues as svc
 from arena.services import result_hooks
 from arena.services.claims import PlayOutcome, do_claim_match, do_void_attempt
-from arena.services.matches import play_match
 from arena.services.rounds import do_schedule_round
 from leaderboard import refresh, watching
 from tests.web.helpers import make_league

@@ -9,10 +9,10 @@ import pytest
 from django.db.models import Prefetch
 from django.template.loader import render_to_string
 
+from arena.adapters.play.matches import play_match
 from arena.models import League, MatchStatus, Participation
 from arena.services import leagues as svc
 from arena.services.claims import PlayOutcome, do_claim_match, do_void_attempt
-from arena.services.matches import play_match
 from arena.services.rounds import do_schedule_round
 from leaderboard import match_rows
 from leaderboard.replays import withheld_ids, withhold_seats

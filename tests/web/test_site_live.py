@@ -16,16 +16,16 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from arena.adapters.play.matches import do_claim_match, game_config, play_match
+from arena.adapters.runner import run_match
+from arena.adapters.runner.seats import Answer, Ask, HouseSeat, MatchContext
 from arena.models import League, Match
-from arena.runner import run_match
-from arena.runner.result import MatchResult
-from arena.runner.seats import Answer, Ask, HouseSeat, MatchContext
 from arena.services import leagues as svc
 from arena.services import live
 from arena.services.claims import Claim
-from arena.services.matches import do_claim_match, game_config, play_match
 from arena.services.results import do_finish_match
 from arena.services.rounds import do_schedule_round
+from arena.terms.result import MatchResult
 from referee.replay import replay
 from tests.web.helpers import find_leaks, hidden_strings
 from tests.web.test_browser import browser, page, step_is
@@ -141,7 +141,7 @@ def start_live(name: str, *, partner_over: bool = True, delay: int = 3) -> LiveG
 def cleanup(settings: Any) -> Iterator[list[LiveGame]]:
     # the result's follow-up work (the batch fit) runs here, not through Celery: this is
     # about watching, and a Celery pool another test closed must not fail it
-    settings.ARENA_DISPATCHER = "arena.embedded.InProcessDispatcher"
+    settings.ARENA_DISPATCHER = "arena.adapters.embedded.InProcessDispatcher"
     games: list[LiveGame] = []
     yield games
     for g in games:

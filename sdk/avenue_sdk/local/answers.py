@@ -1,7 +1,7 @@
 """What a seat of the local game loop is asked and answers, and how an answer is timed, read
 and typed as a fault: one helper for every seat that plays ``avenue_sdk.local.game.play``,
 the local arena's (``avenue_sdk.local.seats``: an SDK bot, a house bot) and the bot host's
-(``arena.hosting.seat``: an uploaded bot in its sandbox, for the upload check and version
+(``arena.adapters.bothost.seat``: an uploaded bot in its sandbox, for the upload check and version
 tests), so that each faults a bot for the same things in the same words.
 
 A seat is asked an ``Ask`` (``avenue_sdk.protocol.timing``, the arena runner's too) and

@@ -1,4 +1,4 @@
-"""One local game: the arena runner's loop (``arena.runner.match``) without a server.
+"""One local game: the arena runner's loop (``arena.adapters.runner.match``) without a server.
 
 A decision with one legal option is taken without asking (rules section 6) and recorded
 without a latency; every other one is asked with the seat's allowance, ``decision_ms`` plus

@@ -7,6 +7,9 @@ counterpart fails loudly here instead of turning into UNSPECIFIED on the wire.
 
 Outgoing messages are returned serialized (``bytes`` of an ``ArenaMessage``): the relay
 carries them as they are and the gateway writes them to the stream without parsing them.
+
+Why one file of this length: the referee <-> protobuf mapping is one table of
+message kinds, each way, and is read (and checked) as one.
 """
 
 from __future__ import annotations

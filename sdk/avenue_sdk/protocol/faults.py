@@ -1,6 +1,6 @@
 """Why a seat failed: the typed fault causes of the protocol (``FaultCause`` on the wire).
 
-A plain enum (no Django): the server's ``arena.runner.faults.FaultCause`` is a database
+A plain enum (no Django): the server's ``arena.terms.faults.FaultCause`` is a database
 choice type with the same values, checked against this one when it is imported.
 """
 
