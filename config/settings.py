@@ -179,6 +179,28 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
     )
 
+#: seconds a new PostgreSQL connection may take before it fails (psycopg's
+#: ``connect_timeout``). Without it, a connect to a server that took the TCP connection but
+#: does not answer (a stopped server, a half-open network path) waits for ever, and with
+#: it whatever the thread was doing: a match's lease, a result
+DATABASE_CONNECT_TIMEOUT = env_int("DATABASE_CONNECT_TIMEOUT", default=10, minimum=1)
+#: seconds PostgreSQL lets one of our sessions sit idle inside a transaction before it ends
+#: the session (``idle_in_transaction_session_timeout``) and so frees its row locks: a
+#: client gone mid-transaction without the server seeing it (a network cut, a crashed
+#: thread) must not hold matches and ratings locked for every worker. 0: no limit. The
+#: rating recompute, which holds its transaction on purpose, lifts it for itself
+DATABASE_IDLE_TRANSACTION_SECONDS = env_int(
+    "DATABASE_IDLE_TRANSACTION_SECONDS", default=60, minimum=0
+)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    _pg = DATABASES["default"].setdefault("OPTIONS", {})
+    _pg.setdefault("connect_timeout", DATABASE_CONNECT_TIMEOUT)
+    # the client notices a server that vanished without a word within about a minute
+    _pg.update(keepalives=1, keepalives_idle=30, keepalives_interval=10, keepalives_count=3)
+    _idle_ms = DATABASE_IDLE_TRANSACTION_SECONDS * 1000
+    _pg["options"] = f"{_pg.get('options', '')} -c idle_in_transaction_session_timeout={_idle_ms}"
+    _pg["options"] = _pg["options"].strip()
+
 #: A bounded pool of PostgreSQL connections shared by the process's threads (Django's
 #: psycopg pool): what a worker playing hundreds of matches at once (``--pool threads``)
 #: needs, since every match claims, beats its lease and writes its result through it and

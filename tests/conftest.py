@@ -18,6 +18,7 @@ Two things happen before Django reads its settings (docs/testing.md):
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -109,8 +110,22 @@ def pytest_configure(config: pytest.Config) -> None:
         # loaded here, pytest-django's pytest_configure (trylast) then sets Django up
         from django.conf import settings
 
-        settings.DATABASES  # noqa: B018
+        _no_idle_limit_here(settings.DATABASES["default"])
     _check_worker_redis(config)
+
+
+def _no_idle_limit_here(database: Any) -> None:
+    """The suite's own connection holds each test's transaction open while the test waits
+    for the processes it started (a gateway, a worker, a fault's 15 s): no idle limit for
+    it. The processes it starts read the settings themselves and keep the deployed limit
+    (DATABASE_IDLE_TRANSACTION_SECONDS)."""
+    options = database.get("OPTIONS", {})
+    if "options" in options:
+        options["options"] = re.sub(
+            r"idle_in_transaction_session_timeout=\d+",
+            "idle_in_transaction_session_timeout=0",
+            options["options"],
+        )
 
 
 def _check_worker_redis(config: pytest.Config) -> None:

@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from arena.models import League, Match, MatchEndReason, MatchStatus, Participation
@@ -51,6 +51,14 @@ class RecomputeReport(CheckReport):
         return {"matches": self.matches, "rated": self.rated}
 
 
+def _no_idle_limit() -> None:
+    """Lift ``DATABASE_IDLE_TRANSACTION_SECONDS`` for the transaction open now: the
+    recompute replays a league's whole ledger in Python while it holds the rating rows."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cur:
+            cur.execute("SET LOCAL idle_in_transaction_session_timeout = 0")
+
+
 def recompute_ratings(
     league_id: int, *, fix: bool = False, expected: bool = False
 ) -> RecomputeReport:
@@ -62,6 +70,7 @@ def recompute_ratings(
     league = League.objects.get(pk=league_id)
     report = RecomputeReport(league.name)
     with transaction.atomic():
+        _no_idle_limit()
         stored_rows = {
             r.bot_id: r
             for r in LiveRating.objects.select_for_update().filter(league=league).order_by("id")

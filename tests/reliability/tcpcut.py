@@ -45,6 +45,11 @@ class TcpCut:
             for s in (a, b):
                 try:  # RST, not FIN: a cut is not a goodbye
                     s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    # close() alone does not reset a socket that a pump thread is blocked
+                    # reading: that recv holds the socket open, and the server would keep
+                    # the session (and its locks) as if nothing happened. Shutting the read
+                    # side wakes the recv without sending anything; the close then resets.
+                    s.shutdown(socket.SHUT_RD)
                 except OSError:
                     pass
                 s.close()
