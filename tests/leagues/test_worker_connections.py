@@ -16,12 +16,19 @@ from tests.leagues.factory import assert_rated_once, house_league
 pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.processes]
 
 
+#: the worker's connections carry this name (libpq reads PGAPPNAME), so that no other
+#: connection to the test database (another test's thread in this process) counts
+WORKER_APP = "worker-connections-test"
+
+
 def _other_backends() -> set[tuple[int, object]]:
-    """(pid, backend start) of every connection to the test database but this one's."""
+    """(pid, backend start) of every connection the worker holds to the test database."""
     with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
         cursor.execute(
             "SELECT pid, backend_start FROM pg_stat_activity"
-            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            " WHERE datname = current_database() AND application_name = %s",
+            [WORKER_APP],
         )
         return set(cursor.fetchall())
 
@@ -43,6 +50,7 @@ def _play_round(league, number: int) -> None:  # noqa: ANN001
 
 def test_a_worker_keeps_its_connection_across_matches(cluster: Cluster) -> None:
     cluster.env["DATABASE_CONN_MAX_AGE"] = "600"
+    cluster.env["PGAPPNAME"] = WORKER_APP
     league = house_league("Kept connection", ["random", "greedy", "random", "greedy"])
     cluster.start_worker()
     _play_round(league, 1)
@@ -60,6 +68,7 @@ def test_with_no_max_age_a_worker_closes_its_connection_after_each_task(
     cluster: Cluster,
 ) -> None:
     cluster.env["DATABASE_CONN_MAX_AGE"] = "0"
+    cluster.env["PGAPPNAME"] = WORKER_APP
     league = house_league("Closed connection", ["random", "greedy", "random", "greedy"])
     cluster.start_worker()
     _play_round(league, 1)
