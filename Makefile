@@ -47,6 +47,27 @@ MYPY_PATHS = $(wildcard config arena leaderboard workers referee scripts tests s
 
 section = @printf '\n==== %s ====\n' "$(1)"
 
+# ruff (lint and format), mypy and the import contract: each a target of its own, and
+# together the lint of make check, make test and make lint
+define ruff_steps
+	$(call section,ruff)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+endef
+define mypy_steps
+	$(call section,mypy)
+	$(VENV)/bin/mypy $(MYPY_PATHS)
+endef
+define imports_steps
+	$(call section,import contract (lint-imports))
+	$(VENV)/bin/lint-imports --no-cache
+endef
+define lint_steps
+	$(ruff_steps)
+	$(mypy_steps)
+	$(imports_steps)
+endef
+
 .PHONY: help install demo check test test-faults lint ruff mypy imports test-referee test-referee-pure proto lock clean
 
 help:
@@ -139,16 +160,9 @@ check: export REDIS_URL ?= $(TEST_REDIS_URL)
 check: install
 	$(call section,services: PostgreSQL and Redis)
 	$(PY) scripts/check_services.py --create-database
-	$(call section,ruff)
-	$(VENV)/bin/ruff check .
-	$(VENV)/bin/ruff format --check .
-	$(call section,mypy)
-	$(VENV)/bin/mypy $(MYPY_PATHS)
-	$(call section,import contract (lint-imports))
-	$(VENV)/bin/lint-imports --no-cache
+	$(lint_steps)
 	$(call section,pytest: every test that starts no process (-m "not processes", $(JOBS) workers))
-	@set +e; AVENUE_ENGINE_EXPECT=$$($(PY) -c 'import referee; print(referee.ENGINE)') \
-	  $(VENV)/bin/pytest $(XDIST) -m "not processes" $(PYTEST_ARGS); rc=$$?; \
+	@set +e; $(ENGINE_EXPECT) $(VENV)/bin/pytest $(XDIST) -m "not processes" $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then \
 	  echo "ERROR: pytest collected no tests (exit code 5); a suite that runs nothing is a failure."; \
 	  exit 1; \
@@ -163,13 +177,7 @@ test: install
 	bash scripts/ensure_chromium.sh
 	$(call section,sandbox: bubblewrap for the hosted-bot tests)
 	bash scripts/ensure_bubblewrap.sh
-	$(call section,ruff)
-	$(VENV)/bin/ruff check .
-	$(VENV)/bin/ruff format --check .
-	$(call section,mypy)
-	$(VENV)/bin/mypy $(MYPY_PATHS)
-	$(call section,import contract (lint-imports))
-	$(VENV)/bin/lint-imports --no-cache
+	$(lint_steps)
 	@rm -rf $(REPORTS) && mkdir -p $(REPORTS)
 	$(call pytest_phase,parallel ($(JOBS) workers: every test not marked serial),$(ENGINE_EXPECT),$(XDIST) -m "not serial" --junitxml=$(REPORTS)/parallel.xml)
 	$(call pytest_phase,serial (-m serial: one test at a time),$(ENGINE_EXPECT),-m serial -p no:cacheprovider --junitxml=$(REPORTS)/serial.xml)
@@ -189,18 +197,14 @@ test-faults: install
 lint: install ruff mypy imports
 
 ruff: install
-	$(call section,ruff)
-	$(VENV)/bin/ruff check .
-	$(VENV)/bin/ruff format --check .
+	$(ruff_steps)
 
 mypy: install
-	$(call section,mypy)
-	$(VENV)/bin/mypy $(MYPY_PATHS)
+	$(mypy_steps)
 
 # The layering of docs/architecture.md, as contracts in pyproject.toml [tool.importlinter].
 imports: install
-	$(call section,import contract (lint-imports))
-	$(VENV)/bin/lint-imports --no-cache
+	$(imports_steps)
 
 # The referee's tests need neither Django nor services: run them with pytest-django off.
 test-referee: install

@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.db import connection
+
+from tests.leagues.conftest import database_url
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,11 +25,9 @@ pytestmark = [pytest.mark.processes, pytest.mark.services]
 
 
 def _postgres_url() -> str:
-    db = settings.DATABASES["default"]
-    if db["ENGINE"] != "django.db.backends.postgresql":
+    if connection.vendor != "postgresql":
         pytest.fail("these tests need PostgreSQL: run them through `make test`")
-    user, host, port = db["USER"] or "postgres", db["HOST"] or "127.0.0.1", db["PORT"] or 5432
-    return f"postgres://{user}@{host}:{port}/{db['NAME']}"
+    return database_url()
 
 
 def _run(python: str, env: dict[str, str], code: str) -> subprocess.CompletedProcess[str]:
@@ -95,7 +96,7 @@ def test_a_connect_without_an_answer_fails_after_the_timeout(
 def test_a_session_idle_in_a_transaction_is_ended_and_its_locks_freed(
     python: str, clean_env: Callable[..., dict[str, str]]
 ) -> None:
-    from django.db import connection, transaction
+    from django.db import transaction
 
     with connection.cursor() as cur:
         cur.execute("CREATE TABLE IF NOT EXISTS idle_probe (id int PRIMARY KEY)")
@@ -134,8 +135,6 @@ def test_a_session_idle_in_a_transaction_is_ended_and_its_locks_freed(
 @pytest.mark.django_db
 def test_the_suites_own_connection_has_no_idle_limit() -> None:
     """tests/conftest.py lifts it for this process only (tests wait in their transaction)."""
-    from django.db import connection
-
     with connection.cursor() as cur:
         cur.execute("SHOW idle_in_transaction_session_timeout")
         assert cur.fetchone() == ("0",)
