@@ -251,12 +251,7 @@ class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 def _deal_in_play(match: Match) -> bool:
     """Whether the other game of a mirrored pair, dealt from the same seed, still plays."""
     return (
-        Match.objects.filter(
-            round_id=match.round_id,
-            pairing_key=match.pairing_key,
-            pair_index=match.pair_index,
-            deck_seed=match.deck_seed,
-        )
+        match.same_deal()
         .exclude(pk=match.pk)
         .filter(status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING])
         .exists()

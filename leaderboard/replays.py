@@ -89,16 +89,7 @@ def pair_partner_playing(match: Match) -> Match | None:
     """The other game of the match's mirrored pair if it is not over yet. Only a partner
     dealt from the same seed counts: independently dealt games share nothing."""
     return (
-        Match.objects.filter(
-            round_id=match.round_id,
-            pairing_key=match.pairing_key,
-            pair_index=match.pair_index,
-            deck_seed=match.deck_seed,
-        )
-        .exclude(pk=match.pk)
-        .exclude(status__in=OVER)
-        .only("id", "status")
-        .first()
+        match.same_deal().exclude(pk=match.pk).exclude(status__in=OVER).only("id", "status").first()
     )
 
 

@@ -161,6 +161,16 @@ class Match(models.Model):
         """The pair this game belongs to (both games share the deck if mirrored)."""
         return f"{self.round_id}:{self.pairing_key}:{self.pair_index}"
 
+    def same_deal(self) -> models.QuerySet[Match]:
+        """The games dealt from this match's deal, this one included: both games of a
+        mirrored pair; an independently dealt game's own seed is its alone."""
+        return Match.objects.filter(
+            round_id=self.round_id,
+            pairing_key=self.pairing_key,
+            pair_index=self.pair_index,
+            deck_seed=self.deck_seed,
+        )
+
 
 class MatchReplay(models.Model):
     """The replay of a finished match (``referee.replay.Record`` JSON): kept apart so that

@@ -79,15 +79,7 @@ def lock_pair(match: Match, league: League) -> Match | None:
     if league.deals != DealMode.MIRRORED:
         return None
     pair = list(
-        Match.objects.select_for_update()
-        .filter(
-            round_id=match.round_id,
-            pairing_key=match.pairing_key,
-            pair_index=match.pair_index,
-            deck_seed=match.deck_seed,
-        )
-        .order_by("id")
-        .only("id", "status", "end_reason")
+        match.same_deal().select_for_update().order_by("id").only("id", "status", "end_reason")
     )
     return next((m for m in pair if m.pk != match.pk), None)
 

@@ -170,16 +170,7 @@ def _units(league: League, matches: list[Match]) -> dict[int, list[Match]]:
         return {m.pk: [m] for m in matches}
     units: dict[int, list[Match]] = {}
     for m in matches:
-        units[m.pk] = list(
-            Match.objects.select_for_update()
-            .filter(
-                round_id=m.round_id,
-                pairing_key=m.pairing_key,
-                pair_index=m.pair_index,
-                deck_seed=m.deck_seed,
-            )
-            .order_by("id")
-        )
+        units[m.pk] = list(m.same_deal().select_for_update().order_by("id"))
     return units
 
 
