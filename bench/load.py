@@ -103,6 +103,7 @@ def concurrent() -> int:
         slots=args.slots,
         think_ms=args.think_ms,
         timeout=args.timeout,
+        memory=True,
     )
     logs = Path(tempfile.mkdtemp(prefix="arena-concurrent-"))
     rig = ConcurrencyRig(logs, os.environ["DATABASE_URL"], cfg, redis_port=REDIS_PORT)

@@ -272,6 +272,9 @@ CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", default="celery")
 ARENA_VERSION_TEST_QUEUE = env_str("ARENA_VERSION_TEST_QUEUE", default="")
 # A worker takes one match at a time: a long match must not hold others back in its buffer.
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+#: a thread of a worker's ``--pool threads`` (``workers.pool``) that waited this long with
+#: no task exits; once a burst's threads have, the worker gives its free memory back
+ARENA_POOL_IDLE_S = env_int("ARENA_POOL_IDLE_S", default=30, minimum=1)
 
 # ---------------------------------------------------------------- leagues
 

@@ -7,7 +7,7 @@ process that enqueues it and no broker or worker is needed.
 import logging
 import os
 
-from celery import Celery, signals
+from celery import Celery, concurrency, signals
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -16,6 +16,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 app = Celery("workers", fixups=["workers.fixup:fixup"])
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+# ``--pool threads`` is Celery's thread pool whose idle threads exit and whose process
+# gives its memory back after a burst (workers/pool.py)
+concurrency.ALIASES["threads"] = "workers.pool:TaskPool"
 
 
 @signals.worker_ready.connect

@@ -36,7 +36,7 @@ from arena.services.bots import create_bot
 from arena.services.rounds import do_reap, do_schedule_round
 from referee.replay import from_json, validate
 from tests.reliability.loadrig import LoadConfig, LoadRig, Proc, wait_until
-from tests.reliability.procstat import cpu_by_kind, cpu_line
+from tests.reliability.procstat import cpu_by_kind, cpu_line, rss_mib
 
 AIOBOTS = Path(__file__).with_name("aiobots.py")
 
@@ -60,6 +60,10 @@ class ConcurrencyConfig:
     decision_ms: int = 10_000
     bank_ms: int = 120_000
     timeout: float = 900.0
+    #: measure the worker's memory: idle before any match, idle after a warm-up round of
+    #: one extra league of 2 bots (imports, caches, the engine loaded: the worker's idle
+    #: size as it serves), at the burst's peak and idle again after it (bench/load.py)
+    memory: bool = False
 
     @property
     def matches_per_league(self) -> int:
@@ -102,6 +106,14 @@ class Figures:
     bot_errors: dict[str, int] = field(default_factory=dict)
     #: CPU seconds (user + system) each kind of process spent while the matches played
     cpu_s: dict[str, float] = field(default_factory=dict)
+    #: the worker(s)' resident memory (MiB, summed, with ``memory``): ready before any
+    #: match, idle after the warm-up round, the most sampled while the burst played, and
+    #: idle again after it (``settle_s`` later)
+    rss_cold_mib: float = 0.0
+    rss_idle_mib: float = 0.0
+    rss_peak_mib: float = 0.0
+    rss_after_mib: float = 0.0
+    settle_s: float = 0.0
     problems: list[str] = field(default_factory=list)
 
 
@@ -127,6 +139,7 @@ class ConcurrencyRig(LoadRig):
             ARENA_RUNNER_SLOTS=str(cfg.slots),
         )
         self.leagues: list[League] = []
+        self.warm_league: League | None = None
         self.stats_files: list[Path] = []
 
     def _proc(self, name: str, argv: list[str]) -> Proc:
@@ -165,6 +178,16 @@ class ConcurrencyRig(LoadRig):
                 self.bot_ids.append(bot.pk)
                 port = self.gateway_ports[len(specs) % cfg.gateways]
                 specs.append({"arena": f"127.0.0.1:{port}", "token": token})
+        if cfg.memory:
+            self.warm_league = svc.do_create_league(
+                svc.LeagueSettings(name=f"concurrent {self.tag} warm-up", seats=2)
+            )
+            for b in range(2):
+                bot, token = create_bot(f"conc-{self.tag}-warm-{b}")
+                assert token is not None
+                svc.do_enter(self.warm_league, bot)
+                self.bot_ids.append(bot.pk)
+                specs.append({"arena": f"127.0.0.1:{self.gateway_ports[0]}", "token": token})
         per = math.ceil(len(specs) / cfg.bot_processes)
         for i in range(cfg.bot_processes):
             spec = self.tmp / f"aiobots{i}.json"
@@ -218,9 +241,50 @@ class ConcurrencyRig(LoadRig):
             {"worker": self.workers, "gateways": self.gateways, "bots": self.hosts, "redis": redis}
         )
 
+    def _rss(self) -> float:
+        return sum(rss_mib(w.pid) for w in self.workers if w.alive())
+
+    def _settled_rss(self, most_s: float = 90.0) -> tuple[float, float]:
+        """The workers' memory once idle, and the seconds waited for it: sampled every
+        second, past the time their idle threads take to exit and the memory to go back
+        (``ARENA_POOL_IDLE_S`` and the pool's second), until two samples 5 s apart differ
+        by less than 1%, or ``most_s``."""
+        t0 = time.monotonic()
+        least = float(self.env["ARENA_POOL_IDLE_S"]) + 3
+        history = [self._rss()]
+        while time.monotonic() - t0 < most_s:
+            time.sleep(1.0)
+            history.append(self._rss())
+            stable = len(history) > 5 and abs(history[-1] - history[-6]) <= 0.01 * history[-6]
+            if stable and time.monotonic() - t0 >= least:
+                break
+        return history[-1], time.monotonic() - t0
+
+    def _warm_up(self, out: Figures) -> None:
+        """The worker's idle size as it serves: one round of the warm-up league played,
+        then its memory once settled."""
+        assert self.warm_league is not None
+        out.rss_cold_mib = self._rss()
+        do_schedule_round(self.warm_league)
+        warm = Match.objects.filter(league=self.warm_league)
+        wait_until(
+            lambda: not warm.exclude(status=MatchStatus.FINISHED).exists(),
+            120,
+            "the warm-up round",
+            0.25,
+        )
+        out.rss_idle_mib, _ = self._settled_rss()
+        out.rss_peak_mib = out.rss_idle_mib
+        self.say(
+            f"worker memory: {out.rss_cold_mib:.0f} MiB before any match, "
+            f"{out.rss_idle_mib:.0f} MiB idle after a warm-up round"
+        )
+
     def play(self) -> Figures:
         cfg = self.ccfg
         out = Figures()
+        if cfg.memory:
+            self._warm_up(out)
         pids: set[int] = set()
         sessions_before = self._sessions()
         cpu_before = self._cpu()
@@ -249,6 +313,7 @@ class ConcurrencyRig(LoadRig):
             out.db_samples += 1
             running = self._ours().filter(status=MatchStatus.RUNNING).count()
             out.peak_running_sampled = max(out.peak_running_sampled, running)
+            out.rss_peak_mib = max(out.rss_peak_mib, self._rss())
             open_ = self._ours().filter(status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING])
             left = open_.count()
             if now - last_say >= 10:
@@ -269,6 +334,8 @@ class ConcurrencyRig(LoadRig):
         out.cpu_s = {k: v - cpu_before.get(k, 0.0) for k, v in self._cpu().items()}
         for host in self.hosts:
             host.stop(signal.SIGTERM, timeout=30)
+        if cfg.memory:
+            out.rss_after_mib, out.settle_s = self._settled_rss()
         self._figures(out)
         return out
 
@@ -351,7 +418,14 @@ class ConcurrencyRig(LoadRig):
         if len(latencies) > 1:
             out.bot_latency_p50_ms = statistics.median(latencies)
             out.bot_latency_p99_ms = statistics.quantiles(latencies, n=100)[98]
-        if len(latencies) != out.decisions:
+        # the bots count the warm-up round's answers too
+        warm = (
+            MatchReplay.objects.filter(match__league=self.warm_league) if self.warm_league else []
+        )
+        answered_warm = sum(
+            sum(d.latency_ms is not None for d in from_json(r.record).decisions) for r in warm
+        )
+        if len(latencies) + answered_warm != out.decisions:
             problems.append(
                 f"the replays hold {len(latencies)} asked decisions, the bots answered "
                 f"{out.decisions}"
@@ -391,6 +465,17 @@ def summary(out: Figures, cfg: ConcurrencyConfig) -> str:
             f"leases found expired by the reaper: {out.leases_expired}; matches played more "
             f"than once: {out.rerun}",
             cpu_line(out.cpu_s, out.decisions, out.wall_s),
+            *(
+                [
+                    f"worker memory (resident, all workers): {out.rss_cold_mib:.0f} MiB before "
+                    f"any match, idle after a warm-up round {out.rss_idle_mib:.0f} MiB, peak "
+                    f"{out.rss_peak_mib:.0f} MiB, idle again {out.settle_s:.0f} s after the "
+                    f"last result {out.rss_after_mib:.0f} MiB "
+                    f"({out.rss_after_mib / max(1e-9, out.rss_idle_mib):.2f}x idle)"
+                ]
+                if cfg.memory
+                else []
+            ),
             f"bot-side stream errors: {out.bot_errors or 'none'}",
             "checks: " + ("all passed" if not out.problems else f"{len(out.problems)} PROBLEMS"),
             *[f"  - {p}" for p in out.problems[:40]],

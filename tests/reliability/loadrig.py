@@ -211,6 +211,9 @@ class LoadRig:
             RELAY_PREFIX=self.prefix,
             ARENA_LEASE_SECONDS=str(cfg.lease_seconds),
             ARENA_MAX_ATTEMPTS="10",
+            # a worker's idle threads exit, and its memory goes back, this soon after a
+            # burst (workers/pool.py): the concurrency rig measures it
+            ARENA_POOL_IDLE_S="5",
             LOG_LEVEL="WARNING",
         )
         self.redis_proc: Proc | None = None

@@ -27,6 +27,17 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / _TICK
 
 
+def rss_mib(pid: int) -> float:
+    """Resident memory of process ``pid`` in MiB (``VmRSS``; 0 when it is gone)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
 def cpu_by_kind(kinds: Mapping[str, Iterable[Process]]) -> dict[str, float]:
     """CPU seconds so far of the live processes of each kind."""
     return {k: sum(cpu_seconds(p.pid) for p in ps if p.alive()) for k, ps in kinds.items()}
