@@ -97,14 +97,12 @@ from django.conf import settings  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
-from arena.adapters.play.matches import game_config, play_match  # noqa: E402
-from arena.adapters.runner import HouseSeat, TimeControl, run_match  # noqa: E402
-from arena.deals import house_bot_seed  # noqa: E402
+from arena.adapters.play.matches import play_match  # noqa: E402
 from arena.models import Match, MatchStatus  # noqa: E402
 from arena.ratings.models import BatchRating  # noqa: E402
 from arena.services import leagues as svc  # noqa: E402
-from arena.services.results import Played  # noqa: E402
 from arena.services.rounds import do_schedule_round  # noqa: E402
+from bench.gamecost import game_cpu  # noqa: E402
 from bench.orchestration_tasks import noop  # noqa: E402
 
 
@@ -189,31 +187,6 @@ def noop_batch(r: redis.Redis, n: int, worker: subprocess.Popen[bytes]) -> tuple
     cpu = worker_cpu(worker) - cpu0
     r.delete(counter)
     return wall / n, cpu / n
-
-
-def game_cpu(match_ids: list[int]) -> float:
-    """The mean CPU seconds of these matches' games, replayed one after the other in this
-    process: the seats and configuration ``play_match`` gives the runner (house bots)."""
-    cpu = []
-    for match_id in match_ids:
-        played = Played.load(match_id)
-        match, parts, league = played.match, played.parts, played.match.league
-        assert all(p.bot.kind == "house" for p in parts)
-        seats = [
-            HouseSeat(p.bot.spec, house_bot_seed(match.deck_seed, p.seat), name=p.bot.name)
-            for p in parts
-        ]
-        config = game_config(league, match, parts)
-        t0 = time.thread_time()
-        run_match(
-            seats,
-            config,
-            match.deck_seed,
-            match_id=f"replay-{match.pk}",
-            time_control=TimeControl(league.decision_ms, league.bank_ms),
-        )
-        cpu.append(time.thread_time() - t0)
-    return statistics.fmean(cpu)
 
 
 class Batch(NamedTuple):

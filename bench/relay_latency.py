@@ -31,7 +31,11 @@ helper process is started once, before the first round:
    one in a tight ping-pong (on this machine kind 226 µs hot, ~300 µs paused);
 4. the relay alone: the runner's request (same payloads) to a gateway process's relay and
    straight back (no gRPC, no bot), through Redis and on a direct lane, to show where the
-   time goes.
+   time goes;
+5. the topology floor (``bench/relay_floor.py``): the whole path's processes and hops
+   (blocking TCP client -> asyncio relay process -> grpc.aio -> bot process -> back) with
+   minimal code at every hop, the same payloads: how far the arena's code is from its own
+   topology's floor ("whole path / floor").
 
 Statistic: percentiles of all round trips of a kind, over all rounds; the target compares
 p50 with p50. Needs Redis (REDIS_URL, default redis://127.0.0.1:6379/0), no database: the
@@ -57,6 +61,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import relay_floor
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -426,7 +432,7 @@ def main() -> int:
     per_round = max(1, args.decisions // args.rounds)
     print(f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores")
     kinds = ["redis", "grpc", "grpc_aio", "grpc_paused", "relay", "lane", "path", "charged"]
-    kinds += ["path_redis"]
+    kinds += ["path_redis", "floor"]
     rows: dict[str, list[float]] = {k: [] for k in kinds}
     medians: dict[str, list[float]] = {k: [] for k in rows}
     whole = WholePath()
@@ -457,6 +463,7 @@ def main() -> int:
                 ("grpc_paused", grpc_paused),
                 ("relay", relay_only(per_round, sent, direct=False)),
                 ("lane", relay_only(per_round, sent, direct=True)),
+                ("floor", relay_floor.floor(per_round, sent.requests, sent.answer_bytes())),
             ]:
                 rows[key] += values
                 medians[key].append(statistics.median(values))
@@ -475,6 +482,7 @@ def main() -> int:
         ("  the same, idle between round trips (below)", "grpc_paused"),
         ("relay only: runner-Redis-gateway loop-back", "relay"),
         ("relay only: runner-lane-gateway loop-back", "lane"),
+        ("topology floor: runner-relay-bot, minimal code", "floor"),
         ("decision: runner-lane-gateway-SDK bot-back", "path"),
         ("  of which charged to the bot (gateway's)", "charged"),
         ("decision, lanes off: runner-Redis-gateway-bot", "path_redis"),
@@ -492,6 +500,12 @@ def main() -> int:
     print(
         f"target p50 <= 2 x (raw gRPC + raw Redis) = {2 * raw:.3f} ms: {verdict} "
         f"({s['path']['p50'] / raw:.2f} x; p99 {s['path']['p99'] / raw99:.2f} x)"
+    )
+    floor = s["floor"]["p50"]
+    print(
+        f"p50 ratios: whole path / raw {s['path']['p50'] / raw:.2f}, floor / raw "
+        f"{floor / raw:.2f}, whole path / floor {s['path']['p50'] / floor:.2f} "
+        f"(the arena's own code: {1000 * (s['path']['p50'] - floor):.0f} us a decision)"
     )
     paused = s["grpc_paused"]["p50"] + s["redis"]["p50"]
     print(

@@ -1,0 +1,184 @@
+"""The decision round trip's topology floor, for ``bench/relay_latency.py``: the whole path's
+processes and hops with as little code as can carry them, the same payloads.
+
+    runner (this process, a blocking TCP client, as the runner on its direct lane)
+      -> relay process (asyncio: a TCP server for the runner, a grpc.aio server for the bot,
+         as the gateway)
+      -> bot process (a grpc.aio client, as the SDK) -> back the same way.
+
+Each hop moves bytes only: a 4-byte length and the payload on TCP, the payload as it is on
+gRPC; the bot answers each request with as many bytes as the whole path's answers. What
+the whole path takes beyond this is its own code (runner, relay, gateway, SDK), not the
+topology. Run by ``relay_latency.py`` in the same rounds as its other measurements; the
+processes are this file's ``--role``s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import socket
+import struct
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+METHOD = "/bench.Floor/Connect"
+_LEN = struct.Struct(">I")
+
+
+def serve_relay() -> None:
+    """The gateway's stand-in: frames from the runner go to the bot's stream, the bot's
+    messages back to the runner, each as it comes, nothing parsed."""
+    import grpc
+
+    async def main() -> None:
+        outbox: asyncio.Queue[bytes] = asyncio.Queue()
+        runner: list[asyncio.Transport] = []
+
+        class FromRunner(asyncio.Protocol):
+            def __init__(self) -> None:
+                self.buf = bytearray()
+
+            def connection_made(self, transport: asyncio.BaseTransport) -> None:
+                assert isinstance(transport, asyncio.Transport)
+                sock = transport.get_extra_info("socket")
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                runner[:] = [transport]
+
+            def data_received(self, data: bytes) -> None:
+                self.buf += data
+                while len(self.buf) >= 4:
+                    (size,) = _LEN.unpack_from(self.buf)
+                    if len(self.buf) < 4 + size:
+                        break
+                    outbox.put_nowait(bytes(self.buf[4 : 4 + size]))
+                    del self.buf[: 4 + size]
+
+        async def connect(requests, context):  # type: ignore[no-untyped-def]
+            async def read() -> None:
+                await context.read()  # the bot's hello
+                while (answer := await context.read()) is not grpc.aio.EOF:
+                    runner[0].write(_LEN.pack(len(answer)) + answer)
+
+            reader = asyncio.create_task(read())
+            try:
+                while True:
+                    await context.write(await outbox.get())
+            finally:
+                reader.cancel()
+
+        server = grpc.aio.server()
+        handler = grpc.stream_stream_rpc_method_handler(
+            connect, request_deserializer=bytes, response_serializer=bytes
+        )
+        server.add_generic_rpc_handlers(
+            (grpc.method_handlers_generic_handler("bench.Floor", {"Connect": handler}),)
+        )
+        grpc_port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        lane = await asyncio.get_running_loop().create_server(FromRunner, "127.0.0.1", 0)
+        print(grpc_port, lane.sockets[0].getsockname()[1], flush=True)
+        await server.wait_for_termination()
+
+    asyncio.run(main())
+
+
+def serve_bot(port: int, reply_bytes: int) -> None:
+    """The SDK bot's stand-in: a grpc.aio client answering every message at once."""
+    import grpc
+
+    async def main() -> None:
+        reply = b"a" * reply_bytes
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            call = channel.stream_stream(
+                METHOD, request_serializer=bytes, response_deserializer=bytes
+            )()
+            await call.write(b"hello")
+            print(0, flush=True)
+            while True:
+                request = await call.read()
+                if request is grpc.aio.EOF:
+                    return
+                await call.write(reply)
+
+    asyncio.run(main())
+
+
+def _spawn(args: list[str]) -> tuple[subprocess.Popen[str], list[int]]:
+    proc = subprocess.Popen(
+        [sys.executable, __file__, *args], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    return proc, [int(x) for x in proc.stdout.readline().split()]
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
+
+
+def _recv_frame(sock: socket.socket, buf: bytearray) -> bytes:
+    while True:
+        if len(buf) >= 4:
+            (size,) = _LEN.unpack_from(buf)
+            if len(buf) >= 4 + size:
+                body = bytes(buf[4 : 4 + size])
+                del buf[: 4 + size]
+                return body
+        data = sock.recv(65536)
+        if not data:
+            raise ConnectionError("the floor's relay closed the lane")
+        buf += data
+
+
+def floor(n: int, requests: Sequence[bytes], reply_bytes: int, warm_up: int = 200) -> list[float]:
+    """``n`` round trips (ms) runner -> relay -> bot -> relay -> runner, the requests'
+    payloads in turn; the relay and bot processes are started for this call."""
+    relay, (grpc_port, lane_port) = _spawn(["--role", "relay"])
+    bot = None
+    try:
+        bot, _ = _spawn(
+            ["--role", "bot", "--port", str(grpc_port), "--reply-bytes", str(reply_bytes)]
+        )
+        sock = socket.create_connection(("127.0.0.1", lane_port))
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        buf = bytearray()
+        out = []
+        for i in range(n + warm_up):
+            payload = requests[i % len(requests)]
+            t = time.perf_counter()
+            sock.sendall(_LEN.pack(len(payload)) + payload)
+            _recv_frame(sock, buf)
+            if i >= warm_up:
+                out.append((time.perf_counter() - t) * 1000)
+        sock.close()
+        return out
+    finally:
+        if bot is not None:
+            _stop(bot)
+        _stop(relay)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--role", choices=["relay", "bot"], required=True)
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--reply-bytes", type=int, default=16)
+    args = parser.parse_args()
+    if args.role == "relay":
+        serve_relay()
+    else:
+        serve_bot(args.port, args.reply_bytes)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
