@@ -67,9 +67,9 @@ def embedded_side(bots: int, batches: int) -> None:
         play_round_here(scheduled.round, on_done=lambda _m, _o: None)
         wall = time.perf_counter() - t0
         ids = list(
-            Match.objects.filter(
-                round=scheduled.round, status=MatchStatus.FINISHED
-            ).values_list("pk", flat=True)
+            Match.objects.filter(round=scheduled.round, status=MatchStatus.FINISHED).values_list(
+                "pk", flat=True
+            )
         )
         n = len(scheduled.matches)
         assert len(ids) == n, f"{n - len(ids)} matches did not finish"

@@ -24,10 +24,26 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 METHOD = "/bench.Floor/Connect"
 _LEN = struct.Struct(">I")
+
+
+async def bytes_server(service: str, method: str, handler: Any) -> tuple[Any, int]:
+    """A started grpc.aio server on a free port whose one bidirectional-stream method
+    carries raw bytes each way, and its port."""
+    import grpc
+
+    server = grpc.aio.server()
+    rpc = grpc.stream_stream_rpc_method_handler(
+        handler, request_deserializer=bytes, response_serializer=bytes
+    )
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, {method: rpc}),))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    return server, port
 
 
 def serve_relay() -> None:
@@ -71,15 +87,7 @@ def serve_relay() -> None:
             finally:
                 reader.cancel()
 
-        server = grpc.aio.server()
-        handler = grpc.stream_stream_rpc_method_handler(
-            connect, request_deserializer=bytes, response_serializer=bytes
-        )
-        server.add_generic_rpc_handlers(
-            (grpc.method_handlers_generic_handler("bench.Floor", {"Connect": handler}),)
-        )
-        grpc_port = server.add_insecure_port("127.0.0.1:0")
-        await server.start()
+        server, grpc_port = await bytes_server("bench.Floor", "Connect", connect)
         lane = await asyncio.get_running_loop().create_server(FromRunner, "127.0.0.1", 0)
         print(grpc_port, lane.sockets[0].getsockname()[1], flush=True)
         await server.wait_for_termination()
@@ -108,15 +116,18 @@ def serve_bot(port: int, reply_bytes: int) -> None:
     asyncio.run(main())
 
 
-def _spawn(args: list[str]) -> tuple[subprocess.Popen[str], list[int]]:
+def spawn(
+    argv: list[str], env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[str], list[int]]:
+    """A helper process (``argv`` after the interpreter) and the ports its first line says."""
     proc = subprocess.Popen(
-        [sys.executable, __file__, *args], cwd=ROOT, stdout=subprocess.PIPE, text=True
+        [sys.executable, *argv], cwd=ROOT, stdout=subprocess.PIPE, text=True, env=env
     )
     assert proc.stdout is not None
     return proc, [int(x) for x in proc.stdout.readline().split()]
 
 
-def _stop(proc: subprocess.Popen[str]) -> None:
+def stop(proc: subprocess.Popen[Any]) -> None:
     proc.terminate()
     try:
         proc.wait(10)
@@ -142,11 +153,11 @@ def _recv_frame(sock: socket.socket, buf: bytearray) -> bytes:
 def floor(n: int, requests: Sequence[bytes], reply_bytes: int, warm_up: int = 200) -> list[float]:
     """``n`` round trips (ms) runner -> relay -> bot -> relay -> runner, the requests'
     payloads in turn; the relay and bot processes are started for this call."""
-    relay, (grpc_port, lane_port) = _spawn(["--role", "relay"])
+    relay, (grpc_port, lane_port) = spawn([__file__, "--role", "relay"])
     bot = None
     try:
-        bot, _ = _spawn(
-            ["--role", "bot", "--port", str(grpc_port), "--reply-bytes", str(reply_bytes)]
+        bot, _ = spawn(
+            [__file__, "--role", "bot", "--port", str(grpc_port), "--reply-bytes", str(reply_bytes)]
         )
         sock = socket.create_connection(("127.0.0.1", lane_port))
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -163,8 +174,8 @@ def floor(n: int, requests: Sequence[bytes], reply_bytes: int, warm_up: int = 20
         return out
     finally:
         if bot is not None:
-            _stop(bot)
-        _stop(relay)
+            stop(bot)
+        stop(relay)
 
 
 def main() -> int:

@@ -60,7 +60,6 @@ import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import relay_floor
 
@@ -93,7 +92,6 @@ def stats(values: Sequence[float]) -> dict[str, float]:
 
 def serve_echo(reply_bytes: int) -> None:
     """gRPC: answer every message with ``reply_bytes`` bytes (an answer's size)."""
-    import grpc
 
     async def main() -> None:
         async def stream(requests, context):  # type: ignore[no-untyped-def]
@@ -101,15 +99,7 @@ def serve_echo(reply_bytes: int) -> None:
             async for _ in requests:
                 yield reply
 
-        server = grpc.aio.server()
-        handler = grpc.stream_stream_rpc_method_handler(
-            stream, request_deserializer=bytes, response_serializer=bytes
-        )
-        server.add_generic_rpc_handlers(
-            (grpc.method_handlers_generic_handler("bench.Echo", {"Stream": handler}),)
-        )
-        port = server.add_insecure_port("127.0.0.1:0")
-        await server.start()
+        server, port = await relay_floor.bytes_server("bench.Echo", "Stream", stream)
         print(port, flush=True)
         await server.wait_for_termination()
 
@@ -174,20 +164,11 @@ def serve_relay_echo(prefix: str, reply_bytes: int) -> None:
 
 
 def spawn(args: list[str], env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], int]:
-    proc = subprocess.Popen(
-        [sys.executable, *args], cwd=ROOT, stdout=subprocess.PIPE, text=True, env=env
-    )
-    assert proc.stdout is not None
-    return proc, int(proc.stdout.readline())
+    proc, ports = relay_floor.spawn(args, env)
+    return proc, ports[0]
 
 
-def stop(proc: subprocess.Popen[Any]) -> None:
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(10)
+stop = relay_floor.stop
 
 
 # --- measurements -----------------------------------------------------------------------------
