@@ -74,8 +74,9 @@ help:
 	@echo "make demo    main job: install, migrate (SQLite), demo league with an SDK bot, serve site + API + gateway on $(HOST):$(PORT)"
 	@echo "make check   before every commit (<= 5 min): ruff, mypy, import contract, and in parallel every"
 	@echo "             test that starts no process (pytest -m 'not processes'); PostgreSQL + Redis"
-	@echo "make test    whole suite: ruff, mypy, import contract; pytest in parallel, then the serial"
-	@echo "             tests, then the referee's on the pure engine; lists the 20 slowest (docs/testing.md)"
+	@echo "make test    whole suite (<= 10 min): ruff, mypy, import contract; pytest in parallel, then the"
+	@echo "             referee's on the pure engine, the serial tests beside both; lists the 20 slowest"
+	@echo "             and each phase's time (docs/testing.md)"
 	@echo "             JOBS=N: xdist workers (default auto); PYTEST_ARGS=...: passed to pytest"
 	@echo "make test-faults  only the fault tests (Redis, gateways, workers killed mid-play)"
 	@echo "make lint    ruff + mypy + the import contract only"
@@ -140,18 +141,7 @@ demo: install
 
 # ---------------------------------------------------------------- tests
 
-# pytest in phases, each run even when one before it failed; the result is the worst of them.
-# $(call pytest_phase,name,environment,arguments): a phase that collects no test fails too.
 ENGINE_EXPECT = AVENUE_ENGINE_EXPECT=$$($(PY) -c 'import referee; print(referee.ENGINE)')
-define pytest_phase
-	$(call section,pytest: $(1))
-	@set +e; $(2) $(VENV)/bin/pytest $(3) $(PYTEST_ARGS); rc=$$?; \
-	if [ $$rc -eq 5 ]; then \
-	  echo "ERROR: pytest collected no tests (exit code 5); a suite that runs nothing is a failure."; \
-	  rc=1; \
-	fi; \
-	if [ $$rc -ne 0 ]; then echo "$(1): pytest exit code $$rc" >> $(REPORTS)/failed; fi; true
-endef
 
 # The loop before every commit: lint, types, the import contract, and every test that starts
 # no process of its own (the `processes` marker), on xdist workers with services each.
@@ -177,14 +167,10 @@ test: install
 	bash scripts/ensure_chromium.sh
 	$(call section,sandbox: bubblewrap for the hosted-bot tests)
 	bash scripts/ensure_bubblewrap.sh
-	$(lint_steps)
-	@rm -rf $(REPORTS) && mkdir -p $(REPORTS)
-	$(call pytest_phase,parallel ($(JOBS) workers: every test not marked serial),$(ENGINE_EXPECT),$(XDIST) -m "not serial" --junitxml=$(REPORTS)/parallel.xml)
-	$(call pytest_phase,serial (-m serial: one test at a time),$(ENGINE_EXPECT),-m serial -p no:cacheprovider --junitxml=$(REPORTS)/serial.xml)
-	$(call pytest_phase,referee tests on the pure Python engine (AVENUE_ENGINE=pure),AVENUE_ENGINE=pure AVENUE_ENGINE_EXPECT=pure,-p no:django -p no:cacheprovider $(XDIST) --junitxml=$(REPORTS)/referee-pure.xml tests/referee)
-	$(call section,slowest tests)
-	@$(PY) scripts/slowest_tests.py -n 20 $(REPORTS)/parallel.xml $(REPORTS)/serial.xml $(REPORTS)/referee-pure.xml
-	@if [ -s $(REPORTS)/failed ]; then echo; echo "FAILED:"; sed 's/^/  /' $(REPORTS)/failed; exit 1; fi
+	@rm -rf $(REPORTS)
+	@# lint, the parallel phase and the pure-engine referee phase one after another, the
+	@# serial phase beside them on services of its own; every phase runs, the worst wins
+	@MAKE="$(MAKE)" $(PY) scripts/test_phases.py --jobs $(JOBS) --reports $(REPORTS) -- $(PYTEST_ARGS)
 
 # Only the fault tests (pytest -m faults: Redis, gateways and workers killed or restarted
 # mid-play, each against processes of its own); `make test` runs them with the rest.

@@ -22,38 +22,18 @@ import re
 import subprocess
 import sys
 import threading
-import urllib.parse
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.lanes import SANDBOX_UIDS, worker_redis_url
 
-#: the sandbox uids of config/settings.py (HOSTED_SANDBOX_UIDS), split between xdist workers
-_SANDBOX_UIDS = (61000, 61999)
+ROOT = Path(__file__).resolve().parent.parent
 
 
 # ---------------------------------------------------------------- services per xdist worker
-
-
-def worker_redis_url(url: str, index: int) -> str:
-    """``url`` moved on by ``index`` Redis databases: ``redis://h:6379/8`` for worker 2 is
-    ``redis://h:6379/10`` (the database in the path, or in ``?db=`` as unix:// URLs and
-    redis-py allow; none named is database 0)."""
-    if index == 0:
-        return url
-    parts = urllib.parse.urlsplit(url)
-    query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
-    if any(k == "db" for k, _ in query):
-        query = [(k, str(int(v) + index) if k == "db" else v) for k, v in query]
-        return urllib.parse.urlunsplit(parts._replace(query=urllib.parse.urlencode(query)))
-    if parts.scheme == "unix":
-        query.append(("db", str(index)))
-        return urllib.parse.urlunsplit(parts._replace(query=urllib.parse.urlencode(query)))
-    db = int(parts.path.strip("/") or 0)
-    return urllib.parse.urlunsplit(parts._replace(path=f"/{db + index}"))
 
 
 def _xdist_worker() -> tuple[int, int] | None:
@@ -71,11 +51,12 @@ def _isolate_worker() -> None:
     index, count = worker
     if os.environ.get("REDIS_URL"):
         os.environ["REDIS_URL"] = worker_redis_url(os.environ["REDIS_URL"], index)
-    if "HOSTED_UID_FIRST" not in os.environ and "HOSTED_UID_LAST" not in os.environ:
-        low, high = _SANDBOX_UIDS
-        size = (high - low + 1) // count
-        os.environ["HOSTED_UID_FIRST"] = str(low + index * size)
-        os.environ["HOSTED_UID_LAST"] = str(low + (index + 1) * size - 1)
+    # a slice each of the range the run was given (make test gives this phase half of them)
+    low = int(os.environ.get("HOSTED_UID_FIRST") or SANDBOX_UIDS[0])
+    high = int(os.environ.get("HOSTED_UID_LAST") or SANDBOX_UIDS[1])
+    size = (high - low + 1) // count
+    os.environ["HOSTED_UID_FIRST"] = str(low + index * size)
+    os.environ["HOSTED_UID_LAST"] = str(low + (index + 1) * size - 1)
 
 
 def _settings_loaded() -> bool:
@@ -129,15 +110,26 @@ def _no_idle_limit_here(database: Any) -> None:
 
 
 def _check_worker_redis(config: pytest.Config) -> None:
-    """In the controller of an xdist run: every worker's Redis database must exist."""
+    """In the controller of a run (xdist's, or the one process of a run without it): every
+    worker's Redis database must exist, and none may be the one the serial phase of
+    ``make test`` uses beside this run (ARENA_TEST_SERIAL_REDIS_URL, scripts/test_phases.py)."""
     url = os.environ.get("REDIS_URL")
+    if not url or _xdist_worker() is not None:
+        return
     workers = len(getattr(config.option, "tx", None) or [])
-    if not url or workers < 2 or _xdist_worker() is not None:
+    urls = [worker_redis_url(url, index) for index in range(max(workers, 1))]
+    serial = os.environ.get("ARENA_TEST_SERIAL_REDIS_URL")
+    if serial in urls:
+        raise pytest.UsageError(
+            f"REDIS_URL={url}: {len(urls)} worker(s) use databases {url} and on, and one of "
+            f"them is {serial}, the serial phase's (the server's last database). Name a "
+            f"lower database in REDIS_URL, or run fewer workers (-n)."
+        )
+    if workers < 2:
         return
     import redis
 
-    for index in range(workers):
-        worker_url = worker_redis_url(url, index)
+    for worker_url in urls:
         client = redis.Redis.from_url(worker_url, socket_connect_timeout=3, socket_timeout=3)
         try:
             client.ping()
