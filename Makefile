@@ -68,7 +68,7 @@ define lint_steps
 	$(imports_steps)
 endef
 
-.PHONY: help install demo check test test-faults lint ruff mypy imports test-referee test-referee-pure proto lock clean
+.PHONY: help install install-steps demo check test test-faults lint ruff mypy imports test-referee test-referee-pure proto lock clean
 
 help:
 	@echo "make demo    main job: install, migrate (SQLite), demo league with an SDK bot, serve site + API + gateway on $(HOST):$(PORT)"
@@ -131,7 +131,12 @@ $(INPLACE_STAMP): referee/setup.py referee/_build/backend.py referee/_build/mypy
 	    echo "         every process runs the pure Python engine (about a third as fast)."; \
 	  fi
 
-install: $(STAMP) $(INPLACE_STAMP) $(COMPILED_STAMP)
+# The compiled wheel's venv needs nothing of the arena's: it is built while the arena's venv
+# installs (make -j2; each step's output shown whole when it ends), the in-place build after.
+install:
+	@$(MAKE) --no-print-directory -j2 --output-sync=target install-steps
+install-steps: $(STAMP) $(INPLACE_STAMP) $(COMPILED_STAMP)
+	@:
 
 # ---------------------------------------------------------------- main job
 
