@@ -317,6 +317,8 @@ def test_a_bot_host_survives_versions_it_cannot_check(arena: Arena) -> None:
     try:
         wait_for(lambda: "serving fay-served" in log.read_text(), 60, "the host to serve")
         arena.wait_connected(good.name, timeout=60)
+        # the relay hears of the stream a moment before the gateway counts it
+        wait_for(lambda: arena.stats().get("connected", 0) > 0, 60, "the gateway to count it")
         connected = arena.stats()["connected"]
         crafted = {
             "n" * 300: _zipped(["n" * 300]),
