@@ -222,9 +222,11 @@ def main() -> None:
     for title, table in (("wall-clock", rates), ("CPU time of the process", cpu_rates)):
         print(f"games per second of {title}:")
         print_table(names, table)
-        best = statistics.median(table[names[-1]][CASES[0][0]])
+        # the target is the engine the arena's processes run: the in-place build
+        runs = statistics.median(table["compiled"][CASES[0][0]])
         print(
-            f"target: 20,000 simple 2-seat games/s; best engine ({names[-1]}), {title}: {best:,.0f}"
+            "target: 20,000 simple 2-seat games/s; the engine every process runs "
+            f"(compiled, in place), {title}: {runs:,.0f}"
         )
 
 

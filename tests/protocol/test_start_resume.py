@@ -44,6 +44,12 @@ def _drained_with_two_bots(arena: Arena) -> None:
     )
 
 
+def test_a_gateway_that_drains_no_bot_stream_records_no_incident(arena: Arena) -> None:
+    arena.thread.stop()
+    assert not arena.thread._thread.is_alive(), "the gateway did not stop"
+    assert not Incident.objects.filter(kind=IncidentKind.GATEWAY_DRAIN).exists()
+
+
 def test_a_match_starting_while_the_gateway_restarts_waits_for_its_bots(
     arena: Arena, background: Background
 ) -> None:

@@ -204,11 +204,14 @@ class Gateway:
         self.draining = True
         gateway_id = str(getattr(self.relay, "gateway_id", ""))
         detail = f"{len(self.sessions)} bot streams ended by the gateway's shutdown"
+        # a drain that ends no stream can have caused no fault: on the operator's record it
+        # would only mark unrelated faults near it as suspect
         try:
-            await asyncio.wait_for(
-                self._blocking(record_incident, IncidentKind.GATEWAY_DRAIN, gateway_id, detail),
-                timeout=2.0,
-            )
+            if self.sessions:
+                await asyncio.wait_for(
+                    self._blocking(record_incident, IncidentKind.GATEWAY_DRAIN, gateway_id, detail),
+                    timeout=2.0,
+                )
         except Exception:  # noqa: BLE001 - the database may be what is down: drain anyway
             logger.warning("could not record the gateway's drain", exc_info=True)
         await self.health.enter_graceful_shutdown()
