@@ -14,21 +14,27 @@ things keep one bot from holding everyone hostage:
   up to the league's ``absent_wait_s`` for their bots, playing each as soon as its bots
   connect; after that they are played with no retry left, so the no-show policy decides
   (a ``no_show`` forfeit by default, void if the league aborts on no-shows).
+
+Matches of house bots only are played in chunks, as a worker's ``arena.run_matches`` plays
+them (``play_matches``: one claim, one read of the seats and one batch of results for up to
+``ARENA_MATCH_CHUNK`` games, no fewer chunks than the pool has threads): one match at a
+time, each of them cost the round two new connections and some twenty statements.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import connection
 
-from arena.adapters.play.matches import play_match
+from arena.adapters.play.matches import play_matches
 from arena.adapters.relay import RunnerRelay, runner_relay
 from arena.models import BotKind, League, Match, MatchStatus, Participation, Round
 from arena.services.claims import PlayOutcome
@@ -49,21 +55,30 @@ class RoundPlay:
     absent: list[int] = field(default_factory=list)
 
 
-def _play(match_id: int) -> PlayOutcome:
+def _play(match_ids: Sequence[int]) -> list[PlayOutcome]:
     try:
-        return play_match(match_id)
+        return play_matches(match_ids)
     finally:
         connection.close()  # a pool thread's own connection, not kept between matches
 
 
-def _play_inline(match_id: int) -> Future[PlayOutcome]:
+def _play_inline(match_ids: Sequence[int]) -> Future[list[PlayOutcome]]:
     """In the caller's thread and transaction (which other threads cannot see)."""
-    future: Future[PlayOutcome] = Future()
+    future: Future[list[PlayOutcome]] = Future()
     try:
-        future.set_result(play_match(match_id))
+        future.set_result(play_matches(match_ids))
     except Exception as exc:  # noqa: BLE001 - reported like a pool thread's
         future.set_exception(exc)
     return future
+
+
+def _chunks(ids: list[int], threads: int) -> list[list[int]]:
+    """House-only matches in chunks of at most ``ARENA_MATCH_CHUNK``, and at least as many
+    chunks as there are threads (while there are matches), so none idles."""
+    if not ids:
+        return []
+    size = max(1, min(settings.ARENA_MATCH_CHUNK, math.ceil(len(ids) / threads)))
+    return [ids[i : i + size] for i in range(0, len(ids), size)]
 
 
 class _Presence:
@@ -107,15 +122,20 @@ def play_round_here(
     inline = connection.in_atomic_block
     size = 1 if inline else concurrency or settings.ARENA_ROUND_CONCURRENCY
     remote: dict[int, list[str]] = {}
-    for pk, remote_bot in Participation.objects.filter(
-        match__round=rnd, bot__kind=BotKind.REMOTE
-    ).values_list("match_id", "bot_id"):
-        remote.setdefault(pk, []).append(str(remote_bot))
+    not_house: set[int] = set()  # matches a chunk may not hold
+    for pk, bot_pk, kind in (
+        Participation.objects.filter(match__round=rnd)
+        .exclude(bot__kind=BotKind.HOUSE)
+        .values_list("match_id", "bot_id", "bot__kind")
+    ):
+        not_house.add(pk)
+        if kind == BotKind.REMOTE:
+            remote.setdefault(pk, []).append(str(bot_pk))
     result = RoundPlay()
     relay = relay_factory()
     presence = _Presence(relay)
     pool = ThreadPoolExecutor(size, thread_name_prefix=f"round-{rnd.number}")
-    running: dict[Future[PlayOutcome], int] = {}
+    running: dict[Future[list[PlayOutcome]], list[int]] = {}
     busy: Counter[str] = Counter()
     final: set[int] = set()  # past the end wait: played whoever is there
     wait_until: float | None = None
@@ -125,7 +145,7 @@ def play_round_here(
                 result.completed = False
                 break
             presence.clear()
-            ours = set(running.values())
+            ours = {pk for chunk in running.values() for pk in chunk}
             queued = [
                 pk
                 for pk in Match.objects.filter(round=rnd, status=MatchStatus.QUEUED)
@@ -141,7 +161,15 @@ def play_round_here(
             if not queued and not running and not elsewhere:
                 break
             absent: list[int] = []
-            for match_id in queued:
+            house = [pk for pk in queued if pk not in not_house]
+            for chunk in _chunks(house, size) if not inline else [[pk] for pk in house]:
+                if len(running) >= size:
+                    break
+                Match.objects.filter(
+                    pk__in=chunk, status=MatchStatus.QUEUED, not_before__isnull=False
+                ).update(not_before=None)  # house bots are never absent
+                running[_play_inline(chunk) if inline else pool.submit(_play, chunk)] = chunk
+            for match_id in (pk for pk in queued if pk in not_house):
                 if len(running) >= size:
                     break
                 bots = remote.get(match_id, [])
@@ -157,9 +185,8 @@ def play_round_here(
                     pk=match_id, status=MatchStatus.QUEUED, not_before__isnull=False
                 ).update(not_before=None)
                 busy.update(bots)
-                running[_play_inline(match_id) if inline else pool.submit(_play, match_id)] = (
-                    match_id
-                )
+                one = [match_id]
+                running[_play_inline(one) if inline else pool.submit(_play, one)] = one
             if absent and not running and len(absent) == len(queued):
                 # only matches of absent bots are left: the end of the round
                 if wait_until is None:
@@ -186,21 +213,23 @@ def play_round_here(
                 continue
             done, _ = wait(list(running), timeout=_POLL_S, return_when=FIRST_COMPLETED)
             for future in done:
-                match_id = running.pop(future)
-                for bot_id in remote.get(match_id, []):
+                chunk = running.pop(future)
+                for bot_id in (b for pk in chunk for b in remote.get(pk, [])):
                     busy[bot_id] -= 1
                 try:
-                    outcome = future.result()
+                    outcomes = future.result()
                 except Exception:  # noqa: BLE001 - e.g. the database went away; next pass
-                    logger.exception("match %d: the attempt failed", match_id)
+                    logger.exception("matches %s: the attempt failed", chunk)
                     continue
-                if outcome not in (PlayOutcome.SKIPPED, PlayOutcome.SEAT_WAIT):
-                    on_done(match_id, outcome)
+                for match_id, outcome in zip(chunk, outcomes, strict=True):
+                    if outcome not in (PlayOutcome.SKIPPED, PlayOutcome.SEAT_WAIT):
+                        on_done(match_id, outcome)
     finally:
         # a stop lets the matches under way finish (their bots are mid-game)
         pool.shutdown(wait=True)
-        for future, pk in running.items():
+        for future, chunk in running.items():
             if future.done() and not future.exception():
-                on_done(pk, future.result())
+                for pk, outcome in zip(chunk, future.result(), strict=True):
+                    on_done(pk, outcome)
         relay.close()
     return result
