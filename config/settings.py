@@ -302,8 +302,9 @@ ARENA_REQUEUE_AFTER_SECONDS = env_int("ARENA_REQUEUE_AFTER_SECONDS", default=600
 #: for (``max_concurrent_matches``) goes back to the queue for this long, its clock not
 #: started and no attempt spent (``arena.adapters.play.seatcaps``)
 ARENA_SEAT_WAIT_SECONDS = env_int("ARENA_SEAT_WAIT_SECONDS", default=2, minimum=1, maximum=60)
-#: matches a round played in one process (`manage.py league run`, the demo) plays at once:
-#: a slow bot's matches do not hold the others back
+#: threads a round played in one process (`manage.py league run`, the demo) plays on at
+#: once: a slow bot's matches do not hold the others back; house-bot matches go to them in
+#: chunks (at most ``ARENA_MATCH_CHUNK``), remote and hosted ones one at a time
 ARENA_ROUND_CONCURRENCY = env_int("ARENA_ROUND_CONCURRENCY", default=4, minimum=1, maximum=64)
 #: matches an information-format round writes per transaction (with their participations:
 #: three rows each); a round of 1,000 bots x 10 games is 5 such transactions
