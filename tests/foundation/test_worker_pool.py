@@ -31,11 +31,17 @@ def test_every_call_runs_and_never_more_at_once_than_the_bound(bound: int) -> No
     idle = threading.Event()
     ex = ElasticExecutor(bound, idle_s=0.2, on_idle=idle.set)
     lock, now, most = threading.Lock(), [0], [0]
+    full = threading.Event()  # set once `bound` calls run at once
 
     def work(i: int) -> int:
         with lock:
             now[0] += 1
             most[0] = max(most[0], now[0])
+            if now[0] == bound:
+                full.set()
+        # hold every call until the pool has reached its bound, so a busy machine's
+        # scheduling cannot make the pool look smaller than it is (waits for a signal)
+        full.wait(30)
         time.sleep(0.002)
         with lock:
             now[0] -= 1
