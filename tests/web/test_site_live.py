@@ -203,7 +203,34 @@ def test_the_live_page_follows_the_game_and_becomes_the_replay(
     assert "2 decisions behind" in page.inner_text("#viewer-status")
     more = game.let(4)
     step_is(page, more - 2)  # it followed without a reload
+    # the seat table counts the decisions shown so far (it was rendered with none)
+    shown = live_client_frames(game)
+    for seat in (0, 1):
+        asked = [f for f in shown if f["last"] and f["last"]["seat"] == seat]
+        answered = sum(f["last"]["latency_ms"] is not None for f in asked)
+        auto = len(asked) - answered
+        cell = page.inner_text(f'[data-seat-decisions="{seat}"]')
+        assert cell == f"{answered}" + (f" (+{auto} auto)" if auto else "")
+        latency = page.inner_text(f'[data-seat-latency="{seat}"]')
+        assert (latency == "—") == (answered == 0), latency
     game.finish()
     page.wait_for_selector("#replay-download", timeout=DEADLINE_S * 1000)
     page.wait_for_function("window.viewer && window.viewer.data && !window.viewer.data.live")
     assert page.locator("#perspective option").count() == 4  # every perspective now
+    # the game is played out from the step the live page had shown to the replay's last
+    # step (the visitor speeds it up), not left where the live delay had held it
+    last = len(Client().get(f"/api/matches/{game.match.pk}/frames/").json()["frames"]) - 1
+    assert page.inner_text("#play") == "pause"
+    page.select_option("#speed", "8")
+    page.wait_for_function(
+        "n => document.querySelector('#step-label').textContent.startsWith(`step ${n} `)",
+        arg=last, timeout=DEADLINE_S * 1000,
+    )  # fmt: skip
+    assert page.inner_text("#play") == "play"
+    assert "wins" in page.inner_text("#result")
+
+
+def live_client_frames(game: LiveGame) -> list[dict[str, Any]]:
+    data = Client().get(f"/api/matches/{game.match.pk}/frames/").json()
+    assert data["live"] is True
+    return list(data["frames"])

@@ -62,6 +62,9 @@
       const number = (name) => (/^\d{1,6}$/.test(params.get(name) || "") ? parseInt(params.get(name), 10) : null);
       this.wantStep = number("step");
       this.wantTurn = number("turn");
+      // ?from=N: a live page whose match just ended opens the replay at the step it had
+      // shown and plays the rest of the game to its last step
+      this.playFrom = number("from");
       this.index = 0;
       this.timer = null;
       this.speed = 1;
@@ -175,11 +178,11 @@
       if (!response.ok) {
         // a live page whose match ended (its replay may now be withheld until the other
         // game of its pair is over): the page itself says what there is now
-        if (this.live && this.frames) return location.reload();
+        if (this.live && this.frames) return this.liveEnded();
         this.status.textContent = data.detail || data.error || `could not load the replay (${response.status})`;
         return;
       }
-      if (this.live && this.frames && data.live === false) return location.reload();
+      if (this.live && this.frames && data.live === false) return this.liveEnded();
       this.data = data;
       this.frames = data.frames;
       const bad = this.badPerspective || "";
@@ -192,19 +195,63 @@
       this.slider.max = this.frames.length - 1;
       this.markSpaces();
       let start = keep ?? 0;
-      if (this.wantStep !== null) start = this.wantStep;
+      if (this.playFrom !== null) start = this.playFrom;
+      else if (this.wantStep !== null) start = this.wantStep;
       else if (this.wantTurn !== null) {
         const found = this.frames.findIndex((f) => f.turn >= this.wantTurn);
         start = found < 0 ? this.frames.length - 1 : found;
       }
-      this.wantStep = this.wantTurn = null;
+      const playOut = this.playFrom !== null && start < this.frames.length - 1;
+      this.wantStep = this.wantTurn = this.playFrom = null;
       // live: follow the game unless the visitor stepped back to look at something
       const following = keep === null || this.followLive;
       if (this.live && following) start = this.frames.length - 1;
       this.go(start);
+      if (playOut) this.play();
+      if (this.live) this.liveSeats();
       if (this.live && data.live !== false) {
         setTimeout(() => this.load(), 2000);
       }
+    }
+
+    // the live match is over: the page reloads as the replay (its header, seat table and
+    // result are the finished match's). A visitor who was following the game sees the
+    // steps the live delay had held back played out to the last one; one who had stepped
+    // back stays on the step they were looking at.
+    liveEnded() {
+      const params = new URLSearchParams(location.search);
+      params.set("perspective", "spectator");
+      params.delete("turn");
+      if (this.followLive) {
+        params.delete("step");
+        params.set("from", this.index);
+      }
+      location.replace(`${location.pathname}?${params}`);
+    }
+
+    // live: the page's seat table (rendered when the match had no decisions yet) counts the
+    // decisions shown so far and their latencies, as the finished match's table will
+    liveSeats() {
+      const seats = new Map();
+      for (const f of this.frames) {
+        if (!f.last) continue;
+        const s = seats.get(f.last.seat) || { asked: [], auto: 0 };
+        if (f.last.latency_ms === null || f.last.latency_ms === undefined) s.auto += 1;
+        else s.asked.push(f.last.latency_ms);
+        seats.set(f.last.seat, s);
+      }
+      const ms = (v) => v.toFixed(1);
+      document.querySelectorAll("[data-seat-decisions]").forEach((cell) => {
+        const s = seats.get(parseInt(cell.dataset.seatDecisions, 10)) || { asked: [], auto: 0 };
+        cell.textContent = `${s.asked.length}${s.auto ? ` (+${s.auto} auto)` : ""}`;
+      });
+      document.querySelectorAll("[data-seat-latency]").forEach((cell) => {
+        const s = seats.get(parseInt(cell.dataset.seatLatency, 10));
+        if (!s || !s.asked.length) { cell.textContent = "—"; return; }
+        const v = [...s.asked].sort((a, b) => a - b);
+        const pct = (q) => v[Math.min(v.length - 1, Math.floor(q * v.length))];
+        cell.textContent = `${ms(pct(0.5))} / ${ms(pct(0.9))} / ${ms(v[v.length - 1])} ms`;
+      });
     }
 
     markSpaces() {
@@ -253,6 +300,7 @@
       params.set("step", this.index);
       params.set("perspective", this.perspective);
       params.delete("turn");
+      params.delete("from");
       history.replaceState(null, "", `${location.pathname}?${params}`);
     }
 
