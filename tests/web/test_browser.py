@@ -113,6 +113,11 @@ def test_replay_viewer_steps_perspectives_and_deep_links(page: Any, live_server:
     step_is(page, 0)
     assert page.locator("#board svg circle.meeple").count() == 2
     assert hand_cards(page, 0) is None and hand_cards(page, 1) is None  # spectator
+    # an advanced game has a Black Market to jump to; the board says what its gap is
+    assert page.locator("#next-market").is_visible()
+    assert "M next Black Market card" in page.inner_text("main")
+    assert "team A catches B at 0, team B catches A at 14" in page.inner_text("#board-legend")
+    assert (page.text_content("#gap") or "").startswith("gap 7")  # the deal: meeples on their homes
     shot(page, "match-spectator-start")
 
     for n in range(1, 6):

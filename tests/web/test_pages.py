@@ -69,6 +69,13 @@ def test_match_page_mounts_the_viewer(client: Client, league) -> None:  # noqa: 
     assert 'data-live="false"' in html and "viewer.js" in html
     assert f'href="/api/matches/{match.pk}/replay/?download=1"' in html
     assert 'id="match-result"' in html
+    # the fixture's league deals every game its own deck: no "pair" is promised
+    assert match.league.deals == "independent"
+    assert (
+        f"game {match.mirror + 1} of 2 of this pairing (teams swapped, each game its own deal)"
+        in html
+    )
+    assert "of a pair" not in html and "mirrored" not in html
 
 
 def test_crafted_urls_give_error_pages_not_500(client: Client, league) -> None:  # noqa: ANN001

@@ -201,6 +201,9 @@ def test_the_live_page_follows_the_game_and_becomes_the_replay(
     assert "spectator" in page.inner_text("#viewer-status")
     assert page.locator("#seat-0 .hand .card.agent").count() == 0
     assert "2 decisions behind" in page.inner_text("#viewer-status")
+    # a simple-mode game offers no jump to a Black Market card it cannot have
+    assert page.locator("#next-market").is_hidden()
+    assert "Black Market" not in page.inner_text("main")
     more = game.let(4)
     step_is(page, more - 2)  # it followed without a reload
     # the seat table counts the decisions shown so far (it was rendered with none)

@@ -99,7 +99,7 @@
           button("▶|", "end (End)", () => this.go(this.frames.length - 1), "last")),
         el("span", { class: "group" },
           button("next turn", "next turn (N)", () => this.nextTurn(), "next-turn"),
-          button("next $", "next Black Market card (M)", () => this.nextMarket(), "next-market")),
+          this.nextMarketButton = button("next $", "next Black Market card (M)", () => this.nextMarket(), "next-market")),
         this.slider, this.stepLabel,
         el("span", { class: "group" },
           el("label", { title: "skip steps where nothing on the table or the board changes" }, this.skipBox, " skip quiet steps"),
@@ -140,10 +140,14 @@
         this.boardSvg.append(g);
         return { g, body, title };
       });
-      this.gapText = svg("text", { x: c, y: c - 6, "text-anchor": "middle", class: "gap" }, "");
+      // the gap: how far B's meeple is ahead of A's, clockwise (rules section 2): A catches B
+      // at 0 or less, B catches A at 14 or more; its title says so on hover
+      this.gapTitle = svg("title", {}, "");
+      this.gapText = svg("text", { x: c, y: c - 6, "text-anchor": "middle", class: "gap", id: "gap" }, "");
       this.deckText = svg("text", { x: c, y: c + 14, "text-anchor": "middle", class: "deck" }, "");
       this.boardSvg.append(this.gapText, this.deckText);
-      this.board.replaceChildren(this.boardSvg);
+      this.board.replaceChildren(this.boardSvg, el("p", { class: "board-legend", id: "board-legend" },
+        "gap: spaces from A's meeple clockwise to B's (7 at the start); team A catches B at 0, team B catches A at 14."));
     }
 
     at(space, radius) {
@@ -194,6 +198,7 @@
       this.perspectiveSelect.value = data.perspective;
       this.slider.max = this.frames.length - 1;
       this.markSpaces();
+      this.nextMarketButton.hidden = data.mode !== "advanced";
       let start = keep ?? 0;
       if (this.playFrom !== null) start = this.playFrom;
       else if (this.wantStep !== null) start = this.wantStep;
@@ -319,6 +324,7 @@
     }
 
     nextMarket() {
+      if (this.data.mode !== "advanced") return;  // simple mode has no Black Market
       const found = this.frames.findIndex((f, i) => i > this.index && f.market_event);
       if (found < 0) {
         this.status.textContent = "No Black Market card is taken or revealed after this step.";
@@ -390,6 +396,9 @@
         m.title.textContent = `team ${TEAM[team]} (${this.teamName(team)}) on space ${space}`;
       });
       this.gapText.textContent = `gap ${f.gap}`;
+      this.gapTitle.textContent = `gap ${f.gap}: B's meeple is ${f.gap} spaces ahead of A's, clockwise; `
+        + `team A catches B at 0, team B catches A at 14 (it started at 7)`;
+      this.gapText.append(this.gapTitle);
       this.deckText.textContent = `deck ${f.deck_size}`;
     }
 
