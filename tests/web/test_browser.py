@@ -166,6 +166,28 @@ def test_replay_viewer_steps_perspectives_and_deep_links(page: Any, live_server:
     assert page.evaluate("window.viewer.frames")[index]["turn"] >= 2
     assert page.locator("#replay-download").get_attribute("href").endswith("?download=1")
 
+    # a visitor who hides the result sees none of it until the replay's last step, on this
+    # page and the next (the choice is remembered)
+    assert page.locator("#match-result").is_visible()
+    page.check("#hide-result")
+    page.goto(url)
+    step_is(page, 0)
+    assert page.is_checked("#hide-result")
+    hidden = [
+        "#match-result",
+        ".seats-table td.spoiler >> nth=0",
+        ".seats-table td.spoiler >> nth=1",
+    ]
+    assert not any(page.locator(s).is_visible() for s in hidden)
+    page.keyboard.press("End")
+    step_is(page, last)
+    assert all(page.locator(s).is_visible() for s in hidden)
+    page.keyboard.press("Home")
+    step_is(page, 0)
+    assert not page.locator("#match-result").is_visible()
+    page.uncheck("#hide-result")
+    assert page.locator("#match-result").is_visible()
+
 
 def test_standings_bot_page_and_home(page: Any, live_server: Any) -> None:
     league = make_league("Standing League", ["greedy", "random", "random", "greedy"], rounds=2)

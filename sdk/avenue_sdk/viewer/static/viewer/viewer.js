@@ -301,6 +301,9 @@
       this.followLive = this.index === this.frames.length - 1;
       if (this.index === this.frames.length - 1) this.pause();
       this.render();
+      // the page around the viewer may follow the step (the result hidden until the end)
+      document.dispatchEvent(new CustomEvent("viewer:step",
+        { detail: { index: this.index, last: this.frames.length - 1, live: this.live } }));
       const params = new URLSearchParams(location.search);
       params.set("step", this.index);
       params.set("perspective", this.perspective);
