@@ -247,18 +247,19 @@ def three_codebreakers(w: Work) -> Ends:
 
 
 def three_daredevils(w: Work) -> Ends:
-    """3 Daredevils lose, unless Leader of the Pack turns the loss into a win."""
+    """3 Daredevils lose, unless Leader of the Pack turns the loss into a win.
+
+    Leader of the Pack's wins come before the Daredevils' losses, so that a team that is a
+    candidate for both (each team on 3 Daredevils, one holding the card) is reported the
+    same whichever team index it has (ruling R14)."""
     areas = w.in_play
     if areas[0][_DAREDEVIL] < 3 and areas[1][_DAREDEVIL] < 3:
         return ()
-    out = []
-    for t in (0, 1):
-        if w.in_play[t][Agent.DAREDEVIL] >= 3:
-            if BlackMarket.LEADER_OF_THE_PACK in w.ongoing[t]:
-                out.append((t, EndReason.LEADER_OF_THE_PACK))
-            else:
-                out.append((1 - t, EndReason.DAREDEVILS))
-    return tuple(out)
+    three = [t for t in (0, 1) if w.in_play[t][Agent.DAREDEVIL] >= 3]
+    led = [t for t in three if BlackMarket.LEADER_OF_THE_PACK in w.ongoing[t]]
+    return tuple((t, EndReason.LEADER_OF_THE_PACK) for t in led) + tuple(
+        (1 - t, EndReason.DAREDEVILS) for t in three if t not in led
+    )
 
 
 def masterplan(w: Work) -> Ends:

@@ -3,7 +3,10 @@ name (each ruling in that file points at its test)."""
 
 from __future__ import annotations
 
+import pytest
+
 from referee import (
+    Agent,
     Decision,
     NameFaceUp,
     Play,
@@ -76,6 +79,36 @@ def test_r4_the_first_reason_in_check_order_is_reported() -> None:
     assert r is not None and r.winner == 0 and r.reason is EndReason.CODEBREAKERS
     assert not r.tiebreak
     assert s.in_play[0][CB] == 3 and s.in_play[1][DD] == 3
+
+
+_MARKET = [BM.SURVEILLANCE_VAN, BM.LOOKOUT, BM.SECRET_RECRUIT]
+
+
+@pytest.mark.parametrize("holder", [0, 1])
+@pytest.mark.parametrize("first", [0, 1])
+def test_r14_one_end_reason_whatever_the_team_order(holder: int, first: int) -> None:
+    # Both teams recruit their 3rd Daredevil in one turn and one holds Leader of the Pack:
+    # that team is a candidate twice (its own win, the other's loss). Which reason is
+    # reported must not depend on whether it is team A or B, nor on who is active.
+    dealt = [[SEN, SAB, ENF, CB], [SAB, SEN, ENF, CB]]
+    s = deal(dealt, mode="advanced", market=_MARKET, first_team=first)
+    hands: list[list[Agent]] = [[SAB, SAB, SEN, ENF], [SAB, SAB, SEN, ENF]]
+    hands[first] = [DD, DD]  # the active seat holds two Daredevils only: it may play both
+    lotp = [BM.LEADER_OF_THE_PACK]
+    s = board(
+        s,
+        play_a=[DD, DD],
+        play_b=[DD, DD],
+        ongoing_a=lotp if holder == 0 else (),
+        ongoing_b=lotp if holder == 1 else (),
+        hands=hands,
+        deck=[SEN, CB, ENF, DA],
+    )
+    s = play(s, Play(DD, DD), UP)
+    r = s.outcome
+    assert r is not None
+    assert s.in_play[0][DD] == 3 and s.in_play[1][DD] == 3
+    assert (r.winner, r.reason, r.tiebreak) == (holder, EndReason.LEADER_OF_THE_PACK, False)
 
 
 def test_r8_black_market_options_are_sorted_and_ongoing_cards_name_the_captain() -> None:
