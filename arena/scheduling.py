@@ -12,7 +12,7 @@ Every pairing is played as a **pair** of games with the teams swapped, so each s
 team A once. ``pair_games`` names the two games; their ``key`` is stable, so a unique
 constraint on it makes scheduling the same round twice harmless. By default each game is
 dealt from a secret seed of its own (**independent deals**); a league of house bots only
-may play **mirrored pairs** (both games on one deck, spec section 9): ``arena.deals`` says
+may play **mirrored pairs** (both games on one deck, rules section 9): ``arena.deals`` says
 why. Seeds come from ``new_seed`` (``arena.deals.new_seed`` unless a test passes its own).
 """
 

@@ -16,6 +16,7 @@ urlpatterns = [
     path("bots/", views.bots, name="bots"),
     path("bots/<botname:name>/", views.bot, name="bot"),
     path("matches/", views.matches, name="matches"),
+    path("rules/", views.rules, name="rules"),
     path("matches/<id:pk>/", views.match, name="match"),
     path("accounts/signup/", account_views.signup, name="signup"),
     path("my/bots/", account_views.my_bots, name="my-bots"),

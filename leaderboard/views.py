@@ -17,6 +17,7 @@ from leaderboard.reads import h2h as h2h_reads
 from leaderboard.reads import index as index_reads
 from leaderboard.reads import leagues as league_reads
 from leaderboard.reads import matches as match_reads
+from leaderboard.rules_page import rules_page
 
 
 def error_page(request: HttpRequest, status: int, title: str, message: str) -> HttpResponse:
@@ -52,6 +53,12 @@ def home(request: HttpRequest) -> HttpResponse:
             "gateway_address": public_facts.gateway_address(),
         },
     )
+
+
+def rules(request: HttpRequest) -> HttpResponse:
+    page = rules_page()
+    context = {"rules": page.html, "sections": page.sections}
+    return render(request, "leaderboard/rules.html", context)
 
 
 def league(request: HttpRequest, slug: str) -> HttpResponse:

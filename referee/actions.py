@@ -1,4 +1,4 @@
-"""Decisions a seat is asked to make (spec section 6) and the actions that answer them.
+"""Decisions a seat is asked to make (rules section 6) and the actions that answer them.
 
 Actions are small frozen values. The engine hands out interned instances from
 ``legal_actions``; an action built elsewhere (a replay, a bot over the wire) compares equal

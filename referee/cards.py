@@ -1,4 +1,4 @@
-"""Card and board data of Agent Avenue (spec sections 1, 2 and 7).
+"""Card and board data of Agent Avenue (rules sections 1, 2 and 7).
 
 Agents and Black Market cards are ``IntEnum`` members so that count vectors can be indexed
 by them directly; every per-id table below is a tuple indexed by the enum value.

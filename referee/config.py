@@ -1,4 +1,4 @@
-"""Match configuration and rulesets (spec sections 8, 9 and 10.2).
+"""Match configuration and rulesets (rules sections 8, 9 and 10.2).
 
 A ruleset is data: an id, a version that changes whenever its behaviour changes, and the
 named phases it adds to the turn. The engine compiles (mode, ruleset) into one list of
@@ -62,7 +62,7 @@ RULESETS: Final = {
         Ruleset(
             id="standard",
             version=1,
-            description="the published board (spec sections 1-9)",
+            description="the published board (rules sections 1-9)",
             after_move=(),
             landings=(),
             end_checks=(),

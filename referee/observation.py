@@ -1,7 +1,7 @@
 """What a seat may know: the one door hidden information leaves the engine through.
 
 ``observe(state, seat)`` returns a frozen ``Observation`` built only from the seat's own
-cards and public information (spec section 6 and the contract in the referee issue);
+cards and public information (rules section 6 and the contract in the referee issue);
 ``spectator_view`` is the same with no seat. Nothing else in the referee hands out
 another seat's hand or discards, the deck order, the Black Market deck order, or a
 face-down card before it is revealed.

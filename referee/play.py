@@ -24,7 +24,7 @@ def play_game(
     config: GameConfig, seed: int, bots: Sequence[Bot], *, deck_seed: int | None = None
 ) -> Played:
     """Play one game; ``bots[s]`` answers for seat ``s``. A decision with one legal option is
-    taken without asking the bot (spec section 6); the record still holds it.
+    taken without asking the bot (rules section 6); the record still holds it.
 
     ``deck_seed`` deals from another seed's deck (mirrored pairs share one deck)."""
     if len(bots) != config.seats:
@@ -82,7 +82,7 @@ def play_pairs(
     on_game: Callable[[MatchStats], None] | None = None,
 ) -> MatchStats:
     """Mirrored pairs: both games of a pair share the deck and the first team; the bots
-    swap teams, so the deal's luck cancels out (spec section 9)."""
+    swap teams, so the deal's luck cancels out (rules section 9)."""
     stats = MatchStats(names)
     for pair in pairs:
         deck_seed = seed + pair

@@ -1,4 +1,4 @@
-"""Spec section 1 (card values) and 5 (4th+ copies use the 3rd icon).
+"""Rules section 1 (card values) and 5 (4th+ copies use the 3rd icon).
 
 Each scenario: team A already has ``before`` copies of an agent in play, plays that agent
 face up and a card worth nothing to B face down; B recruits the face-down card, so A
@@ -35,7 +35,7 @@ from tests.referee.scenario import (
 WIN, LOSE = "WIN", "LOSE"
 Value = int | str
 
-#: the printed table of spec section 1, copy by copy (1st, 2nd, 3rd, 4th, 5th, 6th)
+#: the printed table of rules section 1, copy by copy (1st, 2nd, 3rd, 4th, 5th, 6th)
 PRINTED: dict[Agent, list[Value]] = {
     DA: [-1, +6, -1, -1, -1, -1],
     ENF: [+1, +2, +3, +3, +3, +3],

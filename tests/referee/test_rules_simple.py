@@ -1,4 +1,4 @@
-"""Spec section 4 (a two-player turn), 5 and 6: decisions, the blind recruit, moving,
+"""Rules section 4 (a two-player turn), 5 and 6: decisions, the blind recruit, moving,
 catching and the End step. Simple mode, standard board."""
 
 from __future__ import annotations

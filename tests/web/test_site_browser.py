@@ -184,7 +184,7 @@ def test_no_page_scrolls_sideways_on_a_phone(phone: Any, live_server: Any) -> No
         "match": f"/matches/{match.pk}/", "not-found": "/no/such/page/",
         "h2h": f"/leagues/{league.slug}/h2h/{league.slug}-0/{league.slug}-1/",
         "bot-search": "/bots/?q=phones-1",
-        "login": "/accounts/login/", "signup": "/accounts/signup/",
+        "login": "/accounts/login/", "signup": "/accounts/signup/", "rules": "/rules/",
     }  # fmt: skip
     too_wide = {}
     for name, path in pages.items():

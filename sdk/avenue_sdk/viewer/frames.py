@@ -52,7 +52,7 @@ def parse_perspective(name: str, record: Record) -> Perspective:
     raise PerspectiveError(f"unknown perspective {name!r}: this match has {known}")
 
 
-#: what each Black Market card does (spec section 7), shown on hover or tap
+#: what each Black Market card does (rules section 7), shown on hover or tap
 _EFFECTS = {
     "LEADER_OF_THE_PACK": "at the End, 3+ Daredevils in play make you win instead of lose",
     "MASTERPLAN": "at the End, 7 different agents in play: you win",
