@@ -20,6 +20,7 @@ from agent_avenue.v1 import arena_pb2 as pb
 from arena.adapters.runner import HouseSeat, MatchStatus, Seat, TimeControl
 from avenue_sdk.local import game_seed
 from referee import GameConfig
+from referee.seeds import house_bot_seed
 from tests.protocol.harness import ROOT, Arena, bot_env
 
 pytestmark = pytest.mark.processes
@@ -53,9 +54,12 @@ def test_local_and_arena_send_the_same_requests(
 
     remote_log = tmp_path / "remote.txt"
     arena.sdk_bot("cmp", HEURISTIC, args=("--transcript", str(remote_log), "--max-matches", "2"))
-    house = HouseSeat("greedy", seed + 1)  # the local arena's house opponent for game 0
+    # the local arena's house opponents for game 0: one per seat, seeded as the arena's
     table: list[Seat] = [
-        arena.remote("cmp") if config.team_of(s) == 0 else house for s in range(seats)
+        arena.remote("cmp")
+        if config.team_of(s) == 0
+        else HouseSeat("greedy", house_bot_seed(seed, s))
+        for s in range(seats)
     ]
     outcome = arena.play(table, config, seed, match_id="cmp-1", time_control=TimeControl())
     assert outcome.status == MatchStatus.FINISHED and not outcome.faults

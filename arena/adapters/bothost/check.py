@@ -14,6 +14,7 @@ from avenue_sdk.local.game import play
 from avenue_sdk.local.seats import HouseSeat
 from avenue_sdk.protocol.timing import TimeControl
 from referee import GameConfig
+from referee.seeds import house_bot_seed
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ def run_check(
         seed = secrets.randbits(63)
         config = GameConfig()
         game = play(
-            [seat, HouseSeat("random", seed + 1)],
+            [seat, HouseSeat("random", house_bot_seed(seed, 1))],
             config,
             seed,
             match_id="upload-check",

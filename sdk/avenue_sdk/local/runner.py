@@ -1,14 +1,16 @@
 """Many local games: seats, seeds, worker processes, a progress bar, and the report.
 
 Game ``i`` is dealt from ``game_seed(seed, i)``; the bot under test plays team A in even
-games and team B in odd ones, so both sides of the table count the same. House opponents
-are fresh and seeded per game (``game_seed + 1``), as the arena's house seats are per match;
-an SDK bot is one instance per worker process, as it would be one connected client.
+games and team B in odd ones, so both sides of the table count the same. A house bot is a
+fresh instance per seat and game, seeded ``house_bot_seed(deal, seat)``: the derivations
+of ``referee.seeds``, the arena's own, so game ``i`` here is the game ``manage.py playmatch
+--seed`` plays as its game ``i`` with the same bots in the same seats. An SDK bot is one
+instance per worker process (holding every seat of its team), as one connected client
+would be.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import signal
@@ -27,12 +29,7 @@ from avenue_sdk.local.game import play
 from avenue_sdk.local.seats import BotSeat, HouseSeat, Seat, is_house, load_bot_class
 from avenue_sdk.protocol.timing import TimeControl
 from referee import GameConfig
-
-
-def game_seed(seed: int, index: int) -> int:
-    """The deal of game ``index`` of a run seeded ``seed`` (independent across games)."""
-    digest = hashlib.sha256(f"avenue-local:{seed}:{index}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 2
+from referee.seeds import game_seed, house_bot_seed
 
 
 @dataclass(frozen=True)
@@ -91,14 +88,20 @@ class _Worker:
         )
         self._transcript.flush()
 
+    def _seat(self, mine: bool, deal: int, seat: int) -> Seat:
+        sdk_bot = self._bot if mine else self._opponent
+        if sdk_bot is not None:
+            return sdk_bot
+        return HouseSeat(
+            self.setup.bot if mine else self.setup.opponent, house_bot_seed(deal, seat)
+        )
+
     def game(self, index: int) -> Outcome:
         setup = self.setup
         seed = game_seed(setup.seed, index)
         team = index % 2
-        bot = self._bot or HouseSeat(setup.bot, seed + 2)
-        opponent = self._opponent or HouseSeat(setup.opponent, seed + 1)
         config = setup.config
-        seats = [bot if config.team_of(s) == team else opponent for s in range(config.seats)]
+        seats = [self._seat(config.team_of(s) == team, seed, s) for s in range(config.seats)]
         match_id = f"{setup.match_prefix}{index + 1}"
         game = play(seats, config, seed, match_id=match_id, time_control=setup.time_control)
         if setup.replay_dir is not None:

@@ -26,6 +26,7 @@ from arena.models import Bot, BotKind
 from referee import GameConfig
 from referee.bots import HOUSE_BOTS
 from referee.config import ConfigError
+from referee.seeds import game_seed
 
 
 def _seat(spec: str, relay: RunnerRelay, seed: int) -> Seat:
@@ -54,8 +55,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--seed",
             type=int,
-            help="game i is dealt from seed + i (to replay a deal by hand); default: a fresh "
-            "secret seed per game, as in a league",
+            help="game i (from 0) is dealt from game_seed(SEED, i), as game i of `python -m "
+            "avenue_sdk play --seed SEED` is (house bots seeded alike, so the same bots in the "
+            "same seats play the same game); default: a fresh secret seed per game, as in a league",
         )
         parser.add_argument("--decision-ms", type=int, default=TimeControl.decision_ms)
         parser.add_argument("--bank-ms", type=int, default=TimeControl.bank_ms)
@@ -83,7 +85,7 @@ class Command(BaseCommand):
         gateway = self._embedded_gateway(options)
         try:
             for game in range(options["games"]):
-                seed = new_seed() if options["seed"] is None else options["seed"] + game
+                seed = new_seed() if options["seed"] is None else game_seed(options["seed"], game)
                 seats = [
                     _seat(spec, relay, house_bot_seed(seed, i))
                     for i, spec in enumerate(options["seats"])
