@@ -160,6 +160,7 @@ def match(request: HttpRequest, pk: int) -> HttpResponse:
         return not_found(request, f"There is no match {pk}.")
     state = replays.replay_state(obj)
     partner = replays.pair_partner_playing(obj) if state == "withheld" else None
+    dropped, resumes = match_reads.runner_notes(obj.pk)
     if partner is not None:
         replays.withhold([obj])
     seats = list(obj.participations.all())
@@ -183,7 +184,8 @@ def match(request: HttpRequest, pk: int) -> HttpResponse:
             "frames_url": reverse("api:match-frames", args=[obj.pk]),
             "replay_url": reverse("api:match-replay", args=[obj.pk]),
             "live": state == "live",
-            "dropped": match_reads.dropped_answers(obj.pk),
+            "dropped": dropped,
+            "resumes": resumes,
             "ending": ending,
         },
     )

@@ -72,6 +72,7 @@ def main() -> int:
                 match_id=f"{seed}.1",
                 replay_id=str(seed),
                 time_control=TimeControl(5_000, 60_000),
+                reconnect_grace_s=30.0,  # a league's default
             )
             if outcome.result is not None and outcome.result.turns <= args.max_turns:
                 chosen = outcome

@@ -81,8 +81,13 @@ def get_bot(name: str) -> Bot:
 def rotate_token(bot: Bot) -> str:
     """Give ``bot`` a new token; the old one stops working at once, and the streams it
     opened are ended on every gateway once this commits."""
+    if bot.kind == BotKind.HOSTED:
+        raise BotError(
+            f"{bot.name} is a hosted bot: the arena runs its uploaded code on the bot host's "
+            "stream, so it has no token of its own (upload a new version to change it)"
+        )
     if bot.kind != BotKind.REMOTE:
-        raise BotError(f"{bot.name} is a house bot: it has no token")
+        raise BotError(f"{bot.name} is a house bot: it plays inside the arena and has no token")
     token = _new_token()
     Bot.objects.filter(pk=bot.pk).update(
         token_hash=hash_token(token), token_prefix=token[:DISPLAY_CHARS]

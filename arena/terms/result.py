@@ -115,6 +115,32 @@ class SeatReport:
 
 
 @dataclass(frozen=True)
+class Resume:
+    """A bot whose stream dropped mid-match and came back within the reconnect grace: the
+    match went on and nothing was charged (its clock did not run while it was away)."""
+
+    #: the bot's seats in the match (two when it plays both seats of a team)
+    seats: tuple[int, ...]
+    bot: str
+    #: how long it was away, from the drop the runner saw to its new stream (None: it was
+    #: back on a new stream before the runner saw the old one end)
+    away_s: float | None
+    #: the arena's doing (its gateway drained or died) rather than the bot's
+    arena: bool
+    #: what ended its stream, as the runner learnt it ("its stream closed", ...)
+    why: str
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "seats": list(self.seats),
+            "bot": self.bot,
+            "away_s": None if self.away_s is None else round(self.away_s, 1),
+            "arena": self.arena,
+            "why": self.why,
+        }
+
+
+@dataclass(frozen=True)
 class MatchResult:
     match_id: str
     replay_id: str
@@ -129,6 +155,8 @@ class MatchResult:
     drops: DropCounts
     started_at: float
     duration_s: float
+    #: remote bots that dropped and came back within the grace, in order
+    resumes: tuple[Resume, ...] = ()
 
     @property
     def winner_team(self) -> int | None:
@@ -147,5 +175,6 @@ class MatchResult:
             "seats": [s.to_json() for s in self.seats],
             "faults": [f.to_json() for f in self.faults],
             "dropped": {"stale": self.drops.stale, "foreign": self.drops.foreign},
+            "resumes": [r.to_json() for r in self.resumes],
             "duration_s": round(self.duration_s, 3),
         }

@@ -134,6 +134,20 @@ class DroppedSerializer(serializers.Serializer):
     foreign = serializers.IntegerField(help_text="from a bot that was not being asked")
 
 
+class ResumeSerializer(serializers.Serializer):
+    seats = serializers.ListField(child=serializers.IntegerField(), help_text="the bot's seats")
+    bot = serializers.CharField()
+    away_s = serializers.FloatField(
+        allow_null=True,
+        help_text="seconds from the drop to its new stream (null: back before the runner "
+        "saw the old stream end)",
+    )
+    arena = serializers.BooleanField(
+        help_text="the arena's doing (its gateway drained or died), not the bot's"
+    )
+    why = serializers.CharField(help_text="what ended its stream, as the runner learnt it")
+
+
 class MatchSerializer(MatchSummarySerializer):
     mirror = serializers.IntegerField()
     pair_index = serializers.IntegerField()
@@ -148,6 +162,11 @@ class MatchSerializer(MatchSummarySerializer):
     dropped = DroppedSerializer(
         allow_null=True,
         help_text="answers the runner ignored (null until the match has finished)",
+    )
+    resumes = ResumeSerializer(
+        many=True,
+        help_text="remote bots whose stream dropped mid-match and came back within the "
+        "reconnect grace (not charged; empty until the match has finished)",
     )
     seats = SeatSerializer(many=True)  # type: ignore[assignment]
 

@@ -324,24 +324,41 @@ def seat_json(p: Participation) -> dict[str, Any]:
     }
 
 
-def dropped_answers(match_id: int) -> dict[str, int] | None:
-    """The messages the runner ignored in a finished match (its report): ``stale`` came from
-    the bot being asked but for another decision (a late answer to an earlier request),
-    ``foreign`` from a bot that was not being asked. None before the match has a report."""
-    found = (
-        MatchReplay.objects.filter(match_id=match_id)
-        .values_list("report__dropped", flat=True)
-        .first()
-    )
+def runner_notes(match_id: int) -> tuple[dict[str, int] | None, list[dict[str, Any]]]:
+    """What the runner noted about a finished match (its report), beyond the game:
+
+    * the messages it ignored: ``stale`` came from the bot being asked but for another
+      decision (a late answer to an earlier request), ``foreign`` from a bot that was not
+      being asked; None before the match has a report;
+    * the resumes: every remote bot whose stream dropped mid-match and that came back
+      within the reconnect grace (``seats``, ``bot``, ``away_s``, ``arena``: the arena's
+      doing, ``why``), in order. Nobody was charged for them."""
+    found = MatchReplay.objects.filter(match_id=match_id).values_list("report", flat=True).first()
     if not isinstance(found, dict):
-        return None
-    return {"stale": int(found.get("stale", 0)), "foreign": int(found.get("foreign", 0))}
+        return None, []
+    raw = found.get("dropped")
+    dropped = None
+    if isinstance(raw, dict):
+        dropped = {"stale": int(raw.get("stale", 0)), "foreign": int(raw.get("foreign", 0))}
+    resumes = [
+        {
+            "seats": [int(s) for s in r.get("seats", [])],
+            "bot": str(r.get("bot", "")),
+            "away_s": None if r.get("away_s") is None else float(r["away_s"]),
+            "arena": bool(r.get("arena", False)),
+            "why": str(r.get("why", "")),
+        }
+        for r in found.get("resumes") or []
+        if isinstance(r, dict)
+    ]
+    return dropped, resumes
 
 
 def match_json(m: Match, replay: str) -> dict[str, Any]:
     """The API's match detail; a finished game whose mirrored partner is still being
     played (``replay == "withheld"``) shows no result, statistics or rating change."""
     out = match_summary(m)
+    dropped, resumes = runner_notes(m.pk)
     out.update(
         mirror=m.mirror,
         pair_index=m.pair_index,
@@ -349,7 +366,8 @@ def match_json(m: Match, replay: str) -> dict[str, Any]:
         duration_ms=m.duration_ms,
         decisions=m.decisions,
         replay=replay,
-        dropped=dropped_answers(m.pk),
+        dropped=dropped,
+        resumes=resumes,
         seats=[seat_json(p) for p in m.participations.all()],
     )
     return withhold_summary(out) if replay == "withheld" else out

@@ -112,8 +112,11 @@ class Client:
         #: one match at a time: decide on the stream's loop, until the bot shows it cannot
         self._decide_on_loop = True
         self._histories = Histories()
-        #: (match_id, seat) of the matches in progress, kept across reconnects
-        self._playing: set[tuple[str, int]] = set()
+        #: (match_id, seat) of the matches in progress, kept across reconnects, with each
+        #: match's reconnect grace in seconds (``MatchStarted.reconnect_grace_ms``)
+        self._playing: dict[tuple[str, int], float] = {}
+        #: when the last stream ended (monotonic), until a new one is welcomed
+        self._stream_ended_at: float | None = None
         self._match_logs: dict[tuple[str, int], IO[str]] = {}
         self.welcome: pb.Welcome | None = None
 
@@ -130,6 +133,9 @@ class Client:
                 except Fatal as exc:
                     log.error("%s", exc)
                     return 2
+                finally:
+                    if self._stream_ended_at is None:
+                        self._stream_ended_at = time.monotonic()
                 if self._stop.is_set() or not self.reconnect:
                     break
                 if time.monotonic() - connected_at > 10:
@@ -277,6 +283,7 @@ class Client:
             self._ended_match(message.match_ended)
         elif kind == "welcome":
             self.welcome = message.welcome
+            self._forget_lost_matches()
             log.info(
                 "connected as %s (id %s), up to %d matches at once",
                 message.welcome.bot_name,
@@ -324,6 +331,30 @@ class Client:
             )
         return pb.BotMessage(action=action)
 
+    def _forget_lost_matches(self) -> None:
+        """On a new stream: a match the bot was away from for longer than its reconnect
+        grace is over for it (ended with ``DISCONNECT``, or voided); the others go on
+        (the arena says so with a resumed ``MatchStarted``)."""
+        ended_at, self._stream_ended_at = self._stream_ended_at, None
+        if ended_at is None:
+            return
+        away = time.monotonic() - ended_at
+        for key, grace in list(self._playing.items()):
+            if away > grace:
+                log.info(
+                    "match %s: away %.1f s, longer than its reconnect grace; forgetting it",
+                    key[0],
+                    away,
+                )
+                self._forget(*key)
+
+    def _forget(self, match_id: str, seat: int) -> None:
+        self._histories.forget(match_id, seat)
+        self._playing.pop((match_id, seat), None)
+        f = self._match_logs.pop((match_id, seat), None)
+        if f is not None:
+            f.close()
+
     def _started_match(self, started: pb.MatchStarted) -> None:
         key = (started.match_id, started.seat)
         if started.resumed and key in self._playing:
@@ -333,7 +364,7 @@ class Client:
             log.info("%s", line)
             self._match_line(started.match_id, started.seat, line)
             return
-        self._playing.add(key)
+        self._playing[key] = started.reconnect_grace_ms / 1000
         others = ", ".join(
             f"{p.name} (seat {p.seat}, team {'AB'[p.team]})"
             for p in started.players
@@ -358,11 +389,7 @@ class Client:
         line = f"match {ended.match_id} ended, seat {ended.seat}: {outcome}: {ended.message}"
         log.info("%s", line)
         self._match_line(ended.match_id, ended.seat, line)
-        self._histories.forget(ended.match_id, ended.seat)
-        self._playing.discard((ended.match_id, ended.seat))
-        f = self._match_logs.pop((ended.match_id, ended.seat), None)
-        if f is not None:
-            f.close()
+        self._forget(ended.match_id, ended.seat)
         self.bot.on_match_ended(ended)
 
     def _match_line(self, match_id: str, seat: int, line: str) -> None:

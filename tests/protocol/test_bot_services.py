@@ -44,8 +44,13 @@ def test_inactive_and_house_bots_never_authenticate() -> None:
     assert bots.authenticate_token(token) is None
     house, none = bots.create_bot("greedy", kind=BotKind.HOUSE)
     assert none is None and house.token_hash is None
-    with pytest.raises(bots.BotError, match="house bot"):
+    with pytest.raises(bots.BotError, match="is a house bot: it plays inside the arena"):
         bots.rotate_token(house)
+    # a hosted bot is not a house bot: it is told what it is, and where its code goes
+    hosted, none = bots.create_bot("uploaded", kind=BotKind.HOSTED)
+    assert none is None
+    with pytest.raises(bots.BotError, match=r"uploaded is a hosted bot: .* \(upload a new version"):
+        bots.rotate_token(hosted)
 
 
 def test_names_are_checked() -> None:

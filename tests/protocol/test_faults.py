@@ -175,8 +175,14 @@ def test_a_10_mb_answer_is_message_too_large_not_a_closed_stream(healthy: Arena)
     (fault,) = outcome.faults
     assert "bytes, over the limit of 65536" in fault.detail, fault
     out = finished(huge)
-    assert "status RESOURCE_EXHAUSTED: message_too_large: a message of 1048" in out
+    assert (
+        "status RESOURCE_EXHAUSTED: message_too_large: answered decision 1 with a message of 1048"
+        in out
+    )
     assert f"<< error message_too_large match={outcome.match_id} seq=" in out
+    # one Error, naming the decision it answered, its text without the code again
+    errors = [line for line in out.splitlines() if "<< error" in line]
+    assert len(errors) == 1 and "message_too_large: message_too_large" not in out, errors
     assert healthy.stats()["message_too_large"] == 1
     still_serving(healthy)
 

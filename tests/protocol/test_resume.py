@@ -86,12 +86,23 @@ def test_a_bot_back_within_the_grace_plays_the_same_game_on(
     assert kinds[:3] == ["welcome", "match_started", "decision_request"], kinds
     started, again = seen[1].match_started, seen[2].decision_request
     assert started.resumed and started.match_id == again.match_id
+    # the bot is told the grace, at the start and on the resumption
+    assert started.reconnect_grace_ms == 30_000
+    before = [
+        m.match_started for m in messages(tmp_path / "phoenix-1.rec") if m.match_started.match_id
+    ]
+    assert [m.reconnect_grace_ms for m in before] == [30_000], before
     assert again.resent and again.seq == seq
     assert again.observation.history_start == 0
     assert len(again.observation.history) > 0
     answered = outcome.record.decisions[seq - 1]  # seq: the position in the replay, from 1
     # the time away (kill, 1 s, a process start) is not the bot's
     assert answered.latency_ms is not None and answered.latency_ms < 1_000, answered
+    # the match's report says who was away, and how long (nothing was charged)
+    [back] = outcome.resumes
+    assert (back.bot, back.seats, back.arena) == ("phoenix", (0,), False), back
+    assert back.away_s is not None and back.away_s >= 1.0, back
+    assert outcome.to_json()["resumes"] == [back.to_json()]
 
 
 def test_a_bot_not_back_within_the_grace_is_charged_disconnect(
@@ -159,6 +170,8 @@ def test_a_gateway_restart_mid_decision_resumes_every_bot_of_the_match(
     assert any(m.match_started.resumed for m in alpha)
     # beta was not being asked, and was told all the same that the match goes on
     assert any(m.match_started.resumed for m in messages(tmp_path / "beta-1.rec"))
+    # both returns are in the match's report, seat by seat
+    assert sorted((r.bot, r.seats) for r in outcome.resumes) == [("alpha", (0,)), ("beta", (1,))]
     # the SDK went on with the match it knew: one start, one resumption, one end
     match = outcome.match_id
     # the runner is done once it has sent MatchEnded; the bot's process logs it a moment later
@@ -175,13 +188,21 @@ def test_a_gateway_gone_for_longer_than_the_grace_voids_the_match(
     _, token = arena.bot("stranded")
     pausing_bot(arena, "stranded", tmp_path, 1, token, sleep=120)
     arena.wait_connected("stranded", 30)
-    arena.sdk_bot("steady", RANDOM)
+    steady = arena.sdk_bot("steady", RANDOM)
     seats = [arena.remote("stranded"), arena.remote("steady")]
     future = background.run(arena.play, seats, time_control=PATIENT, reconnect_grace_s=2)
     paused_at(tmp_path / "stranded.paused")
     arena.thread.stop()  # drains: the bots' matches hear it is the arena's doing
     with pytest.raises(ArenaFault, match="no fault of its own"):
         future.result(timeout=60)
+    # a gateway again, long after the match's 2 s grace: the SDK knows the match is over
+    # for it (it was told the grace) and frees what it kept of it
+    _restart_gateway(arena)
+    wait_for(
+        lambda: "longer than its reconnect grace; forgetting it" in steady.output(),
+        60,
+        "the SDK to forget the lost match",
+    )
 
 
 class LaggingRelay(RedisRunnerRelay):

@@ -303,6 +303,45 @@ def test_a_newer_stream_supersedes_it_and_gets_the_old_streams_match_end(
     assert arena.relay.is_connected(str(bot.pk)), new.output()
 
 
+def test_a_gateway_restart_mid_match_resumes_it_where_it_was(
+    arena: Arena, starter: list[str], tmp_path: Path
+) -> None:
+    """The gateway drains under a match in progress and a new one starts on its port: the
+    starter keeps the match across streams, is told it goes on (``resumed``, with the
+    grace on the wire), and the same game finishes with no fault and no second start."""
+    from tests.protocol.test_resume import _restart_gateway
+
+    process = ts_bot(arena, starter, "ts-resume", "--bot", "random")
+    marker = tmp_path / "sleeper-deciding"
+    arena.sdk_bot(
+        "sleeper",
+        "tests.protocol.testbots:SleepyBot",
+        env={"AVENUE_TEST_SLEEP": "0.5", "AVENUE_TEST_MARKER": str(marker)},
+    )
+    background = Background()
+    try:
+        future = background.run(
+            arena.play,
+            [arena.remote("ts-resume"), arena.remote("sleeper")],
+            time_control=TimeControl(decision_ms=20_000, bank_ms=0),
+            reconnect_grace_s=30,
+        )
+        wait_for(marker.exists, 60, "the match to be under way")
+        _restart_gateway(arena)
+        outcome = future.result(timeout=120)
+    finally:
+        background.close()
+    match = outcome.match_id
+    wait_logged(process, f"match {match} ended, seat 0: ")
+    log = process.output()
+    assert outcome.status == MatchStatus.FINISHED and not outcome.faults, (outcome.faults, log)
+    assert validate(outcome.record).over
+    assert log.count(f"match {match} started: seat 0") == 1, log
+    assert log.count(f"match {match} resumed: seat 0, on a new stream") == 1, log
+    assert "(started on an earlier stream)" not in log and "forgetting it" not in log, log
+    assert {r.bot for r in outcome.resumes} == {"ts-resume", "sleeper"}, outcome.resumes
+
+
 def test_a_refused_token_stops_it_with_a_clear_message(arena: Arena, starter: list[str]) -> None:
     process = ts_bot(arena, starter, "ts-refused", token="aat_not-a-real-token", wait=False)
     try:

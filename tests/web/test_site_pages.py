@@ -231,6 +231,33 @@ def test_dropped_answers_on_the_match_page_and_in_the_api(client: Client) -> Non
     assert "<strong>3</strong> stale" in html and "<strong>1</strong> foreign" in html
 
 
+def test_resumes_on_the_match_page_and_in_the_api(client: Client) -> None:
+    from arena.models import Match, MatchReplay, MatchStatus
+
+    make_league("Resume League", ["random", "greedy"], rounds=1, fit=False)
+    match = Match.objects.filter(status=MatchStatus.FINISHED).order_by("id")[0]
+    # house bots never drop: the runner's own report has no resumes, and the page says none
+    assert client.get(f"/api/matches/{match.pk}/").json()["resumes"] == []
+    assert 'id="resumes"' not in client.get(f"/matches/{match.pk}/").content.decode()
+    name = match.participations.get(seat=1).bot.name
+    resumes = [
+        {"seats": [1], "bot": name, "away_s": 5.2, "arena": False, "why": "its stream closed"},
+        {"seats": [1], "bot": name, "away_s": None, "arena": False, "why": "not seen"},
+        {"seats": [1], "bot": name, "away_s": 0.8, "arena": True, "why": "its gateway went away"},
+    ]
+    replay = MatchReplay.objects.get(match=match)
+    replay.report = {**replay.report, "resumes": resumes}
+    replay.save()
+    assert client.get(f"/api/matches/{match.pk}/").json()["resumes"] == resumes
+    html = client.get(f"/matches/{match.pk}/").content.decode()
+    section = html[html.index('id="resumes"') : html.index("</ul>", html.index('id="resumes"'))]
+    assert "nothing was charged" in section
+    assert section.count('data-resume-seats="1"') == 3
+    assert f">{name}</a>) away <strong>5.2 s</strong> (its stream closed)" in section
+    assert "before its old one was seen to end (not seen)" in section
+    assert "(its gateway went away: the arena's doing)" in section
+
+
 def test_crosstable_cells_read_w_l_and_open_the_head_to_head(client: Client) -> None:
     from arena.models import Match, MatchStatus, Participation
 

@@ -146,7 +146,11 @@ class BotMessages:
         fault, and the stream is closed (the bot's other matches learn of it as a
         disconnect, with this reason)."""
         self.stats["message_too_large"] += 1
-        reason, notice = notices.too_large(session, message, self.config.max_message_bytes)
+        text, notice = notices.too_large(session, message, self.config.max_message_bytes)
+        reason = f"message_too_large: {text}"
         if notice is not None:
+            # its Error, naming the match and the decision, is queued: one is enough
             await self.relay.send_inbound(notice)
-        session.close(grpc.StatusCode.RESOURCE_EXHAUSTED, reason, "message_too_large")
+            session.close(grpc.StatusCode.RESOURCE_EXHAUSTED, reason)
+        else:
+            session.close(grpc.StatusCode.RESOURCE_EXHAUSTED, reason, "message_too_large", text)

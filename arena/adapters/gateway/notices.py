@@ -34,12 +34,13 @@ def wrong_seq(session: Session, action: pb.Action) -> bytes:
 
 
 def too_large(session: Session, message: Oversized, limit: int) -> tuple[str, Inbound | None]:
-    """The stream's close reason, and the ``TOO_LARGE`` notice for the runner of the
-    pending decision it answered (None if none was pending; its ``Error`` is queued)."""
+    """The ``Error`` text for the stream's end, and the ``TOO_LARGE`` notice for the runner
+    of the pending decision it answered: then that one ``Error``, naming the match and the
+    decision, is queued already (None if no decision was pending)."""
     detail = f"a message of {message.size} bytes, over the limit of {limit}"
     target = session.oldest_outstanding()
     if target is None:
-        return f"message_too_large: {detail}", None
+        return detail, None
     match_id, seq = target
     session.answered(match_id, seq)
     # Its fault is on record: no disconnect notice for it when the stream closes (it
@@ -48,4 +49,4 @@ def too_large(session: Session, message: Oversized, limit: int) -> tuple[str, In
     answered = f"answered decision {seq} with {detail}"
     session.send(error_message("message_too_large", answered, match_id, seq))
     notice = Inbound(InboundKind.TOO_LARGE, session.bot.bot_id, match_id, seq, detail=answered)
-    return f"message_too_large: {detail}", notice
+    return answered, notice

@@ -202,13 +202,16 @@ class Session:
         if self.closing is None:
             self.outbox.put_nowait(payload)
 
-    def close(self, status: grpc.StatusCode, reason: str, error_code: str = "") -> None:
-        """End the stream after what is queued, with ``Error(error_code)`` last if given."""
+    def close(
+        self, status: grpc.StatusCode, reason: str, error_code: str = "", error_text: str = ""
+    ) -> None:
+        """End the stream after what is queued, with ``Error(error_code)`` last if given
+        (its message: ``error_text``, or the close ``reason``)."""
         if self.closing is not None:
             return
         self.closing = Closing(status, reason)
         if error_code:
-            self.outbox.put_nowait(error_message(error_code, reason))
+            self.outbox.put_nowait(error_message(error_code, error_text or reason))
         self.outbox.put_nowait(None)
 
     def answered(self, match_id: str, seq: int) -> bool:

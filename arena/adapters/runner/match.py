@@ -122,6 +122,7 @@ def run_match(
         drops=ctx.drops,
         started_at=started_at,
         duration_s=time.time() - started_at,
+        resumes=tuple(ctx.reconnects.returns) if ctx.reconnects is not None else (),
     )
     logger.info("match %s: %s", match_id, ending.message)
     return outcome

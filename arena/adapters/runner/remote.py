@@ -94,6 +94,7 @@ class RemoteSeat(Seat):
             decision_ms=tc.decision_ms,
             bank_ms=tc.bank_ms,
             resumed=resumed,
+            reconnect_grace_ms=round(ctx.reconnect_grace_s * 1000),
         )
         return Delivery(DeliveryKind.STARTED, ctx.match_id, 0, payload)
 

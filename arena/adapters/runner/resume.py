@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from arena.adapters.relay.base import Inbound, Reach, RelayError, RunnerRelay
+from arena.terms.result import Resume
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +41,9 @@ AWAY_POLL_S = 0.25
 
 class Resumable(Protocol):
     """A remote seat (``arena.adapters.runner.remote.RemoteSeat``) as the watch sees it."""
+
+    #: the bot's name, for the match's report of its returns
+    name: str
 
     def resume(self, seat: int) -> None:
         """Tell the bot, back on a new stream, that the match goes on."""
@@ -81,8 +85,8 @@ class Reconnects:
         #: bot -> the stream it was last seen on
         self.conn: dict[str, str | None] = {}
         self.away: dict[str, Away] = {}
-        #: (bot, seconds away) of every return, for the report and the tests
-        self.returns: list[tuple[str, float]] = []
+        #: every return, in order: the match's report shows them (nobody was charged)
+        self.returns: list[Resume] = []
 
     def joined(self, bot_id: str, seat: int, remote: Resumable) -> None:
         """The seat's MatchStarted was delivered: remember the stream it went to."""
@@ -160,10 +164,19 @@ class Reconnects:
             return False
         # back: after a drop we saw, or on a new stream we never saw the old one leave
         # (e.g. its gateway was killed and the bot was back before we looked)
+        seats = self.seats[bot_id]
         if away is not None:
             del self.away[bot_id]
-            self.returns.append((bot_id, now - away.since))
             logger.info("bot %s back after %.1f s", bot_id, now - away.since)
+        self.returns.append(
+            Resume(
+                seats=tuple(seat for seat, _ in seats),
+                bot=seats[0][1].name,
+                away_s=None if away is None else now - away.since,
+                arena=False if away is None else away.arena,
+                why="its old stream's end was not seen" if away is None else away.why,
+            )
+        )
         for seat, remote in self.seats[bot_id]:
             remote.resume(seat)
         return True

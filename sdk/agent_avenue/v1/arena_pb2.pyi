@@ -312,7 +312,7 @@ class Pong(_message.Message):
     def __init__(self, nonce: _Optional[int] = ...) -> None: ...
 
 class MatchStarted(_message.Message):
-    __slots__ = ("match_id", "seat", "team", "config", "players", "time_control", "resumed")
+    __slots__ = ("match_id", "seat", "team", "config", "players", "time_control", "resumed", "reconnect_grace_ms")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     TEAM_FIELD_NUMBER: _ClassVar[int]
@@ -320,6 +320,7 @@ class MatchStarted(_message.Message):
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
     RESUMED_FIELD_NUMBER: _ClassVar[int]
+    RECONNECT_GRACE_MS_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     seat: int
     team: int
@@ -327,7 +328,8 @@ class MatchStarted(_message.Message):
     players: _containers.RepeatedCompositeFieldContainer[Player]
     time_control: TimeControl
     resumed: bool
-    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., team: _Optional[int] = ..., config: _Optional[_Union[MatchConfig, _Mapping]] = ..., players: _Optional[_Iterable[_Union[Player, _Mapping]]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., resumed: _Optional[bool] = ...) -> None: ...
+    reconnect_grace_ms: int
+    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., team: _Optional[int] = ..., config: _Optional[_Union[MatchConfig, _Mapping]] = ..., players: _Optional[_Iterable[_Union[Player, _Mapping]]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., resumed: _Optional[bool] = ..., reconnect_grace_ms: _Optional[int] = ...) -> None: ...
 
 class MatchConfig(_message.Message):
     __slots__ = ("mode", "ruleset", "ruleset_version", "teams", "first_team")

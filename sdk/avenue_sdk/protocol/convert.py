@@ -379,6 +379,7 @@ def match_started(
     decision_ms: int,
     bank_ms: int,
     resumed: bool = False,
+    reconnect_grace_ms: int = 0,
 ) -> bytes:
     return pb.ArenaMessage(
         match_started=pb.MatchStarted(
@@ -391,6 +392,7 @@ def match_started(
             ],
             time_control=pb.TimeControl(decision_ms=decision_ms, bank_ms=bank_ms),
             resumed=resumed,
+            reconnect_grace_ms=reconnect_grace_ms,
         )
     ).SerializeToString()
 

@@ -4,7 +4,10 @@
 // interleaved. The client answers pings, keeps each seat's history (the arena sends it
 // in slices), answers every DecisionRequest with its match_id and seq and an explicit
 // choice_index, and reconnects with exponential backoff and jitter when the stream
-// breaks. It gives up for good when reconnecting cannot help: the token or protocol
+// breaks. A match outlives the stream it started on: the client keeps what it knows of
+// each match across streams and, back within the match's reconnect grace, goes on with
+// it (the arena sends MatchStarted again with `resumed`, and the pending request again
+// with the whole history). It gives up for good when reconnecting cannot help: the token or protocol
 // version is refused, or a newer connection of the same bot took over ("superseded":
 // two copies of a bot would only keep replacing each other).
 import * as grpc from "@grpc/grpc-js";
@@ -54,8 +57,10 @@ export class ArenaClient {
   private wake?: () => void;
   /** `${match_id}/${seat}` -> the seat's whole public history so far */
   private readonly histories = new Map<string, Event[]>();
-  /** matches whose MatchStarted came on the current stream */
-  private readonly started = new Set<string>();
+  /** `${match_id}/${seat}` -> the match's reconnect grace (ms), for the seats in play */
+  private readonly started = new Map<string, number>();
+  /** when the last stream ended (Date.now()), while no new one has a Welcome */
+  private streamEndedAt?: number;
 
   constructor(
     private readonly bot: Bot,
@@ -88,7 +93,9 @@ export class ArenaClient {
       if (this.stopping || !this.opts.reconnect) break;
       // A stream that lasted a while was a success: start the backoff over.
       if (Date.now() - began > 10_000) backoff = this.opts.minBackoffMs;
-      const delay = backoff * (0.5 + Math.random() / 2);
+      let delay = backoff * (0.5 + Math.random() / 2);
+      // with matches in progress, come back well within their reconnect grace
+      if (this.started.size > 0) delay = Math.min(delay, 2_000);
       this.opts.log(`reconnecting in ${(delay / 1000).toFixed(1)} s`);
       await this.sleep(delay);
       backoff = Math.min(backoff * 2, this.opts.maxBackoffMs);
@@ -125,8 +132,6 @@ export class ArenaClient {
     metadata.set("authorization", `Bearer ${this.opts.token}`);
     const call = (client as unknown as { Connect(md: grpc.Metadata): Stream }).Connect(metadata);
     this.call = call;
-    this.histories.clear(); // matches do not survive a lost stream
-    this.started.clear();
     this.opts.log(`connecting to ${this.opts.arena}`);
     call.write({
       hello: {
@@ -163,6 +168,7 @@ export class ArenaClient {
       call.on("error", () => undefined);
       call.on("status", (status: grpc.StatusObject) => {
         clearInterval(watchdog);
+        this.streamEndedAt ??= Date.now();
         if (this.call === call) this.call = undefined;
         client.close();
         const name = grpc.status[status.code];
@@ -181,7 +187,8 @@ export class ArenaClient {
   // ---------------------------------------------------------------- messages
 
   private send(call: Stream, message: BotMessage): void {
-    // An answer computed after its stream ended is dropped: that match is lost anyway.
+    // An answer computed after its stream ended is dropped: if the bot is back within the
+    // grace, the arena asks that decision again on the new stream.
     if (this.call === call) call.write(message);
   }
 
@@ -190,6 +197,7 @@ export class ArenaClient {
       case "welcome": {
         const w = message.welcome!;
         this.welcome = w;
+        this.forgetLostMatches();
         this.opts.log(
           `connected as ${w.bot_name} (id ${w.bot_id}), up to ${w.limits.max_concurrent_matches} ` +
             `matches at once, heartbeat every ${w.limits.heartbeat_interval_ms / 1000} s`,
@@ -221,27 +229,54 @@ export class ArenaClient {
     }
   }
 
+  /** On a new stream: matches the bot was away from for longer than their reconnect
+   * grace are over for it (ended with DISCONNECT, or voided): forget them. The others go
+   * on, and the arena says so with a resumed MatchStarted. */
+  private forgetLostMatches(): void {
+    const endedAt = this.streamEndedAt;
+    this.streamEndedAt = undefined;
+    if (endedAt === undefined) return;
+    const away = Date.now() - endedAt;
+    for (const [key, grace] of this.started) {
+      if (away <= grace) continue;
+      this.opts.log(`match ${key.split("/")[0]}: away ${(away / 1000).toFixed(1)} s, longer than its reconnect grace; forgetting it`);
+      this.started.delete(key);
+      this.histories.delete(key);
+    }
+  }
+
   private matchStarted(m: MatchStarted): void {
-    this.started.add(m.match_id);
-    this.histories.set(`${m.match_id}/${m.seat}`, []);
+    const key = `${m.match_id}/${m.seat}`;
+    if (m.resumed && this.started.has(key)) {
+      // the same match goes on: keep its history; the pending request comes again
+      this.opts.log(`match ${m.match_id} resumed: seat ${m.seat}, on a new stream`);
+      return;
+    }
+    this.started.set(key, m.reconnect_grace_ms ?? 0);
+    this.histories.set(key, []);
+    const resumed = m.resumed ? " (resumed: this process never saw it start)" : "";
     const others = m.players
       .filter((p) => p.seat !== m.seat)
       .map((p) => `${p.name} (seat ${p.seat}, team ${"AB"[p.team]})`)
       .join(", ");
     const mode = String(m.config.mode).replace("MODE_", "").toLowerCase();
-    this.opts.log(`match ${m.match_id} started: seat ${m.seat} (team ${"AB"[m.team]}), ${mode} mode, with ${others}`);
+    this.opts.log(
+      `match ${m.match_id} started: seat ${m.seat} (team ${"AB"[m.team]}), ${mode} mode, with ${others}${resumed}`,
+    );
     this.bot.onMatchStarted?.(m);
   }
 
   private matchEnded(m: MatchEnded): void {
-    // After a reconnect (or a supersede) the arena may end a match whose MatchStarted
-    // went to the earlier stream: the seat was forfeited for its disconnect.
-    const unseen = this.started.has(m.match_id) ? "" : " (started on an earlier stream)";
+    // A fresh process of the bot may be told of the end of a match an earlier process
+    // of it was playing (e.g. its seat forfeited for the disconnect).
+    const key = `${m.match_id}/${m.seat}`;
+    const unseen = this.started.has(key) ? "" : " (started on an earlier stream)";
     const outcome = String(m.outcome).replace("MATCH_OUTCOME_", "").toLowerCase();
     this.opts.log(
       `match ${m.match_id} ended, seat ${m.seat}${unseen}: ${outcome}: ${m.message} (replay ${m.replay_id})`,
     );
-    this.histories.delete(`${m.match_id}/${m.seat}`);
+    this.histories.delete(key);
+    this.started.delete(key);
     this.bot.onMatchEnded?.(m);
   }
 

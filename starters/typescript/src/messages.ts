@@ -119,6 +119,10 @@ export interface MatchStarted {
   config: MatchConfig;
   players: Player[];
   time_control: { decision_ms: number; bank_ms: number };
+  /** Set when the match goes on after this bot's stream dropped and it came back. */
+  resumed: boolean;
+  /** How long the arena waits for this bot to come back if its stream drops (ms). */
+  reconnect_grace_ms: number;
 }
 
 export interface MatchEnded {
