@@ -14,9 +14,11 @@ rules engine to play them forward.
 
 ``Position.sample`` deals every card the seat cannot see (other hands and discards, the draw
 pile, an opponent's face-down card, the Black Market deck) at random from the cards
-unaccounted for, respecting every count the request gives: the determinization the house
-search bot uses (``referee.bots.determinize``). It never knows the true hidden cards: the
-request does not carry them.
+unaccounted for, respecting every count the request gives and every card the public
+history told the seat of (``referee.bots.knowledge``: cards Spycation, a recall or Mind
+Control put into a hand, Double Trouble's pair, what an ignored instant card says a hand
+lacked): the determinization the house bots use (``referee.bots.determinize``). It never
+knows the true hidden cards: the request does not carry them.
 """
 
 from __future__ import annotations
