@@ -139,9 +139,14 @@ def _play_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
         description="Play BOT against OPPONENT with no server: the bot receives the "
         "DecisionRequest messages an arena would send, under the arena's time control.",
     )
-    play.add_argument("bot", help="module:Class of the bot under test, or a house bot")
     play.add_argument(
-        "opponent", help="random, greedy, search, search:PLAYOUTS (house bots) or module:Class"
+        "bot",
+        help="the bot under test: module:Class, a command in quotes that connects to "
+        '$AVENUE_ARENA with $AVENUE_TOKEN (e.g. "node dist/src/main.js"), or a house bot',
+    )
+    play.add_argument(
+        "opponent",
+        help="random, greedy, search, search:PLAYOUTS (house bots), module:Class or a command",
     )
     play.add_argument("--games", type=int, default=100, help="games to play (default 100)")
     play.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
@@ -165,6 +170,18 @@ def _play_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
         default=tc.bank_ms,
         help=f"time bank per match for decisions beyond that (default {tc.bank_ms})",
     )
+    play.add_argument(
+        "--in-process",
+        action="store_true",
+        help="play a module:Class bot in this process instead of its own (faster, but the "
+        "bot shares the process holding the true game state, and an exception in decide "
+        "is a crash rather than what the SDK's client makes of it)",
+    )
+    play.add_argument(
+        "--bot-log-dir",
+        type=Path,
+        help="where bots in their own processes write their output (default: a new temp dir)",
+    )
     play.add_argument("--replay-dir", type=Path, help="write each game's replay (JSON) here")
     play.add_argument(
         "--transcript",
@@ -182,6 +199,7 @@ def _play_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
 
 def _play(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     from avenue_sdk.local import runner
+    from avenue_sdk.local.remote import BotDidNotStart, command_for, is_command
     from avenue_sdk.local.seats import is_house, load_bot_class
     from referee import ConfigError, GameConfig
 
@@ -195,7 +213,11 @@ def _play(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     try:
         config = GameConfig.for_seats(args.seats, args.mode, ruleset=args.ruleset)
         for spec in (args.bot, args.opponent):
-            if not is_house(spec):
+            if is_house(spec):
+                continue
+            if is_command(spec):
+                command_for(spec)  # a command line that cannot be split fails here
+            elif not is_house(spec):
                 load_bot_class(spec)  # fail here, clearly, not in a worker
     except (ConfigError, ValueError) as exc:
         parser.error(str(exc))
@@ -211,6 +233,8 @@ def _play(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         match_prefix=args.match_prefix,
         replay_dir=args.replay_dir,
         transcript=args.transcript,
+        in_process=args.in_process,
+        bot_log_dir=args.bot_log_dir,
     )
     print(
         f"{args.bot} vs {args.opponent}: {args.games} games, {args.mode} mode, "
@@ -218,7 +242,11 @@ def _play(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         f"{args.decision_ms} ms per decision + {args.bank_ms} ms bank; {_engine_line()}",
         file=sys.stderr,
     )
-    summary = runner.run(setup, args.games, args.jobs, progress=not args.quiet)
+    try:
+        summary = runner.run(setup, args.games, args.jobs, progress=not args.quiet)
+    except BotDidNotStart as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     if summary.interrupted:
         print("\ninterrupted: the figures cover the games played so far", file=sys.stderr)
     print(summary.report())

@@ -24,3 +24,18 @@ class Slow(Bot):
     def decide(self, request: pb.DecisionRequest) -> int:
         time.sleep(0.4)
         return 0
+
+
+class Peeker(Bot):
+    """Looks for the referee's true game state among the objects of its own process (every
+    hand, the deck), as a cheating bot would; answers out of range when it finds one, so
+    that the local arena's report says whether the state was within its reach."""
+
+    def decide(self, request: pb.DecisionRequest) -> int:
+        import gc
+
+        from referee.state import State
+
+        if any(isinstance(o, State) for o in gc.get_objects()):
+            return len(request.legal)  # found it: an illegal_action fault says so
+        return 0

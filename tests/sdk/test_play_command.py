@@ -89,9 +89,15 @@ def test_the_same_seed_plays_the_same_games(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("bot", "cause", "args"),
     [
-        ("faultybots:Crashes", "crash", ()),
+        ("faultybots:Crashes", "crash", ("--in-process",)),
         ("faultybots:OutOfRange", "illegal_action", ()),
+        ("faultybots:OutOfRange", "illegal_action", ("--in-process",)),
         ("faultybots:Slow", "timeout", ("--decision-ms", "100", "--bank-ms", "100")),
+        (
+            "faultybots:Slow",
+            "timeout",
+            ("--decision-ms", "100", "--bank-ms", "100", "--in-process"),
+        ),
     ],
 )
 def test_faults_forfeit_with_the_arenas_causes(
@@ -103,6 +109,42 @@ def test_faults_forfeit_with_the_arenas_causes(
         ("bot", cause, 2)
     ]
     assert s["end_reasons"] == {"forfeit": 2}
+
+
+def test_a_crash_in_its_own_process_is_what_the_arena_makes_of_it(tmp_path: Path) -> None:
+    """Out of process the bot runs under the SDK's client, which answers a decision whose
+    ``decide`` raised with the first legal choice (as on the arena): no fault, but the
+    report counts them and says where the bot's output is."""
+    s = summary(
+        tmp_path, "faultybots:Crashes", "random", "--games", "2", "--seed", "1",
+        "--bot-log-dir", str(tmp_path / "logs"),
+    )  # fmt: skip
+    assert s["games"] == 2 and not s["faults"]
+    assert isinstance(s["bot_errors"], int) and s["bot_errors"] >= 2, s
+    assert s["own_process"] == ["faultybots:Crashes"]
+    logs = list((tmp_path / "logs").glob("faultybots_Crashes-*.log"))
+    assert logs and "RuntimeError: boom" in "".join(p.read_text() for p in logs)
+
+
+def test_a_bot_in_its_own_process_cannot_reach_the_true_game_state(tmp_path: Path) -> None:
+    """The Peeker answers out of range when it finds the referee's State in its process."""
+    apart = summary(tmp_path, "faultybots:Peeker", "random", "--games", "3", "--seed", "2")
+    assert apart["games"] == 3 and not apart["faults"], apart
+    shared = summary(
+        tmp_path, "faultybots:Peeker", "random", "--games", "3", "--seed", "2", "--in-process"
+    )
+    faults = shared["faults"]
+    assert isinstance(faults, list)
+    assert [(f["whose"], f["cause"]) for f in faults] == [("bot", "illegal_action")]
+    assert shared["own_process"] == []
+
+
+def test_a_command_that_never_connects_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "quits.sh").write_text("echo 'no arena for me'; exit 3\n")
+    out = play("sh quits.sh", "random", "--games", "2", cwd=tmp_path)
+    assert out.returncode == 1, out.stdout
+    assert "sh quits.sh exited with status 3 before it connected" in out.stderr
+    assert "| no arena for me" in out.stderr and "Traceback" not in out.stderr
 
 
 def test_bad_input_is_a_clear_error_not_a_traceback(tmp_path: Path) -> None:

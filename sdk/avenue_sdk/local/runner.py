@@ -4,28 +4,37 @@ Game ``i`` is dealt from ``game_seed(seed, i)``; the bot under test plays team A
 games and team B in odd ones, so both sides of the table count the same. A house bot is a
 fresh instance per seat and game, seeded ``house_bot_seed(deal, seat)``: the derivations
 of ``referee.seeds``, the arena's own, so game ``i`` here is the game ``manage.py playmatch
---seed`` plays as its game ``i`` with the same bots in the same seats. An SDK bot is one
-instance per worker process (holding every seat of its team), as one connected client
-would be.
+--seed`` plays as its game ``i`` with the same bots in the same seats.
+
+A bot that is not a house bot runs in a process of its own by default, one per worker
+process, holding every seat of its team on one stream as one connected client would
+(``avenue_sdk.local.remote``): a Python ``module:Class`` under the SDK's client, or any
+command. ``in_process`` plays a Python bot in the worker itself instead (faster; but the
+bot then shares the process that holds the true game state, every hand and the deck, and
+an exception in ``decide`` is a crash rather than what the client makes of it).
 """
 
 from __future__ import annotations
 
+import glob
 import json
 import os
+import re
 import signal
 import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Generator
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO
 
 from agent_avenue.v1 import arena_pb2 as pb
 from avenue_sdk.local import stats
 from avenue_sdk.local.game import play
+from avenue_sdk.local.remote import StreamSeat, is_command
 from avenue_sdk.local.seats import BotSeat, HouseSeat, Seat, is_house, load_bot_class
 from avenue_sdk.protocol.timing import TimeControl
 from referee import GameConfig
@@ -43,6 +52,24 @@ class Setup:
     replay_dir: Path | None = None
     #: write every message the bot under test receives here (the client's transcript format)
     transcript: Path | None = None
+    #: play Python bots in the worker process (fast; see the module's docstring)
+    in_process: bool = False
+    #: where bots in processes of their own write their output (default: a new temp dir)
+    bot_log_dir: Path | None = None
+
+    @property
+    def separate(self) -> tuple[str, ...]:
+        """The bots that play from processes of their own."""
+        if self.in_process:
+            return tuple(s for s in (self.bot, self.opponent) if not is_house(s) and is_command(s))
+        return tuple(s for s in (self.bot, self.opponent) if not is_house(s))
+
+
+def prepared(setup: Setup) -> Setup:
+    """``setup`` with a folder for its bots' output, when a bot plays from a process."""
+    if setup.separate and setup.bot_log_dir is None:
+        return replace(setup, bot_log_dir=Path(tempfile.mkdtemp(prefix="avenue-play-")))
+    return setup
 
 
 @dataclass(frozen=True)
@@ -73,9 +100,20 @@ class _Worker:
         self._opponent = None if is_house(setup.opponent) else self._sdk_seat(setup.opponent)
         self._started = time.monotonic()
 
-    @staticmethod
-    def _sdk_seat(spec: str, on_message: Callable[[pb.ArenaMessage], None] | None = None) -> Seat:
-        return BotSeat(load_bot_class(spec), spec, on_message)
+    def _sdk_seat(
+        self, spec: str, on_message: Callable[[pb.ArenaMessage], None] | None = None
+    ) -> Seat:
+        if spec not in self.setup.separate:
+            return BotSeat(load_bot_class(spec), spec, on_message)
+        assert self.setup.bot_log_dir is not None, "prepared(setup) makes the folder"
+        log = self.setup.bot_log_dir / f"{_log_name(spec)}-{os.getpid()}.log"
+        return StreamSeat(spec, log, on_message)
+
+    def close(self) -> None:
+        """Stop the bots' processes and gateways."""
+        for seat in (self._bot, self._opponent):
+            if isinstance(seat, StreamSeat):
+                seat.close()
 
     def _record(self, message: pb.ArenaMessage) -> None:
         if self._transcript is None:
@@ -135,6 +173,10 @@ def _init(setup: Setup, worker_process: bool = False) -> None:
         # Ctrl-C is the parent's to handle: it stops the run and reports what was played
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     _worker = _Worker(setup)
+    if worker_process:
+        from multiprocessing.util import Finalize
+
+        Finalize(_worker, _worker.close, exitpriority=10)  # its bots go with the worker
 
 
 def _play_one(index: int) -> Outcome:
@@ -144,11 +186,18 @@ def _play_one(index: int) -> Outcome:
 
 def outcomes(setup: Setup, games: int, jobs: int = 1) -> Generator[Outcome, None, None]:
     """Play ``games`` games on ``jobs`` processes; outcomes as they finish (in any order)."""
+    setup = prepared(setup)
     if jobs <= 1:
         _init(setup)
-        for i in range(games):
-            yield _play_one(i)
+        assert _worker is not None
+        try:
+            for i in range(games):
+                yield _play_one(i)
+        finally:
+            _worker.close()
         return
+    for spec in setup.separate:
+        _preflight(setup, spec)  # a bot that cannot start says so here, not in N workers
     pool = ProcessPoolExecutor(jobs, initializer=_init, initargs=(setup, True))
     # one future per game (not map's chunks): results stream in, and on Ctrl-C only the
     # games being played are waited for
@@ -158,6 +207,12 @@ def outcomes(setup: Setup, games: int, jobs: int = 1) -> Generator[Outcome, None
             yield future.result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _preflight(setup: Setup, spec: str) -> None:
+    """Start the bot once and stop it; ``BotDidNotStart`` with its output if it cannot."""
+    assert setup.bot_log_dir is not None
+    StreamSeat(spec, setup.bot_log_dir / f"{_log_name(spec)}-check.log").close()
 
 
 @dataclass
@@ -177,6 +232,12 @@ class Summary:
     elapsed_s: float = 0.0
     #: stopped by Ctrl-C before every game was played
     interrupted: bool = False
+    #: the bots that played from processes of their own, and the folder of their output
+    separate: tuple[str, ...] = ()
+    bot_log_dir: Path | None = None
+    #: decisions where the bot under test's ``decide`` raised, from its process's output
+    #: (its client answered them with the first legal choice, as on the arena)
+    bot_errors: int = 0
 
     def add(self, o: Outcome) -> None:
         self.games += 1
@@ -225,6 +286,9 @@ class Summary:
             "decision_ms_p99": stats.percentile(self.latencies, 0.99),
             "elapsed_s": self.elapsed_s,
             "interrupted": self.interrupted,
+            "own_process": list(self.separate),
+            "bot_log_dir": None if self.bot_log_dir is None else str(self.bot_log_dir),
+            "bot_errors": self.bot_errors,
         }
 
     def report(self) -> str:
@@ -263,6 +327,22 @@ class Summary:
             f"  decisions   {j['decisions']} asked of {self.bot}: mean "
             f"{j['decision_ms_mean']:.2f} ms, p99 {j['decision_ms_p99']:.2f} ms"
         )
+        if self.bot_errors:
+            lines.append(
+                f"  bot errors  {self.bot_errors} decisions raised in decide; its client "
+                "answered them with the first legal choice, as on the arena"
+            )
+        if self.separate:
+            lines.append(
+                f"  processes   {' and '.join(self.separate)}: "
+                f"{'each ' if len(self.separate) > 1 else ''}in a process of its own, over "
+                f"gRPC; output in {self.bot_log_dir}"
+            )
+        else:
+            lines.append(
+                "  processes   in-process: a Python bot shared the referee's process (and "
+                "could read the true game state)"
+            )
         return "\n".join(lines)
 
 
@@ -300,7 +380,10 @@ class Progress:
 
 
 def run(setup: Setup, games: int, jobs: int = 1, progress: bool = True) -> Summary:
-    summary = Summary(setup.bot, setup.opponent)
+    setup = prepared(setup)
+    summary = Summary(
+        setup.bot, setup.opponent, separate=setup.separate, bot_log_dir=setup.bot_log_dir
+    )
     bar = Progress(games) if progress else None
     started = time.monotonic()
     played = outcomes(setup, games, jobs)
@@ -314,7 +397,25 @@ def run(setup: Setup, games: int, jobs: int = 1, progress: bool = True) -> Summa
     finally:
         played.close()
     summary.elapsed_s = time.monotonic() - started
+    if setup.bot in setup.separate and setup.bot_log_dir is not None:
+        summary.bot_errors = _errors_logged(setup.bot_log_dir, setup.bot)
     return summary
+
+
+#: what the SDK's client and the starters log when ``decide`` raises
+FAILED = re.compile(r"the bot failed on decision \d+")
+
+
+def _log_name(spec: str) -> str:
+    """The start of the name of a bot's output files (one per worker process)."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", spec)[:60]
+
+
+def _errors_logged(folder: Path, spec: str) -> int:
+    return sum(
+        len(FAILED.findall(path.read_text(errors="replace")))
+        for path in folder.glob(f"{glob.escape(_log_name(spec))}-*.log")
+    )
 
 
 def dump(summary: Summary, path: Path) -> None:
