@@ -6,8 +6,9 @@ summary board's recall (``RETRIEVED``, unless the card is recruited at once), Mi
 a card played face up, a face-down card once turned over (``CHOSE``) and a card recruited
 from a hand (Secret Recruit, Double Trouble, Outpost) leave it; an instant card that
 could not be carried out (``EFFECT_IGNORED``) says what the taker's hand did *not* hold
-(Outpost: no Sentinel; Double Trouble: no pair; Secret Recruit: no id its team lacks in
-play). Discarding and drawing are hidden: a discard may be any hand card, a draw any card.
+(Outpost: no Sentinel; Double Trouble: no pair; Secret Recruit: no id its team lacked in
+play, which the log's ``RECRUITED`` counts tell). Discarding and drawing are hidden: a
+discard may be any hand card, a draw any card.
 
 ``knowledge(obs)`` folds the log into bounds per other seat, each one a fact about the
 real game: at least ``hand_min`` in the hand, at least ``held_min`` in the hand and
@@ -115,6 +116,8 @@ class _Reader:
         self.taker: tuple[int, BlackMarket] | None = None
         #: the seat that played the face-down card on offer
         self.face_down: int | None = None
+        #: each team's agents in play, as the log tells them (for Secret Recruit)
+        self.in_play = [[0] * N_AGENTS, [0] * N_AGENTS]
 
     def _bounds(self, seat: int) -> Bounds | None:
         return self.seats.get(seat)
@@ -133,6 +136,7 @@ class _Reader:
         if self.retrieved is not None:
             if k is EventKind.RECRUITED and e.agent is not None and e.agent == self.retrieved[1]:
                 self.retrieved = None  # recruited at once: it never reached the hand
+                self.in_play[e.team][e.agent] = e.amount
                 return
             self.flush()
         b = self._bounds(e.seat) if e.seat >= 0 else None
@@ -168,10 +172,15 @@ class _Reader:
         elif k is EventKind.RETRIEVED:
             if agent is not None:
                 self.retrieved = (e.seat, agent)
+                self.in_play[e.team][agent] -= 1
         elif k is EventKind.STOLEN:
+            if agent is not None:
+                self.in_play[1 - e.team][agent] -= 1
             if b is not None and agent is not None:
                 b.gained(agent)
         elif k is EventKind.RECRUITED:
+            if agent is not None:
+                self.in_play[e.team][agent] = e.amount
             if self.from_hand is not None and agent is not None:
                 src = self._bounds(self.from_hand)
                 if src is not None:
@@ -192,8 +201,10 @@ class _Reader:
         elif e.bm is BlackMarket.DOUBLE_TROUBLE:
             for a in range(N_AGENTS):
                 b.at_most(a, 1)
-        # Secret Recruit: every hand id is in the team's play area; which ones were in play
-        # then is not in the log's events alone, so that fact is not kept (a weaker bound)
+        elif e.bm is BlackMarket.SECRET_RECRUIT:  # every id in hand was in play already
+            for a in range(N_AGENTS):
+                if not self.in_play[e.team][a]:
+                    b.at_most(a, 0)
 
 
 def satisfies(state: State, seat: int, bounds: Bounds, face_down: bool) -> str | None:
