@@ -14,6 +14,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from arena.adapters.bothost import versiontest
+from arena.hosting import presence
 from arena.hosting import services as hosting
 from arena.models import Bot, BotKind
 from arena.services import owned_bots as svc
@@ -28,6 +29,9 @@ def versions_context(bot: Bot) -> dict[str, Any]:
     versions = hosting.versions(bot)
     return {
         "hosted": True,
+        #: a bot host seen alive lately (None: uploads wait, hosted bots cannot play)
+        "bot_host": presence.running(),
+        "playable": any(v.active for v in versions),
         "versions": versions,
         "ready_versions": [v for v in versions if v.status == "ready"],
         "sandbox_faults": hosting.recent_faults(bot),

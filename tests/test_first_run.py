@@ -137,6 +137,8 @@ def test_demo_runs_everything_in_one_process_and_stops_on_ctrl_c(tmp_path: Path)
 
         # the URLs answer
         assert f"site    {site}/" in text and f"gateway 127.0.0.1:{gateway}" in text
+        # the sandbox works here: the demo runs a bot host, so uploads are checked
+        assert "hosting bot host in this process (bubblewrap" in text, text
         assert _get(f"{site}/")[0] == 200
         status, body = _get(f"{site}/healthz")
         assert status == 200 and json.loads(body)["status"] == "ok"
@@ -197,7 +199,7 @@ def test_demo_runs_everything_in_one_process_and_stops_on_ctrl_c(tmp_path: Path)
                 demo.kill()
             stderr.close()
     assert code == 0, out.text
-    out.wait_for("stopped: web server, gateway and SDK bot", time.monotonic() + 2)
+    out.wait_for("stopped: web server, gateway, bot host and SDK bot", time.monotonic() + 2)
     with pytest.raises(ProcessLookupError):
         os.kill(sdk_pid, 0)  # the SDK bot is gone (waited for, so not even a zombie)
     for port in (web, gateway):

@@ -16,6 +16,7 @@ from django.db import transaction
 from arena.models import Bot, BotKind, Entry, League, LeagueStatus
 from arena.services import bots as bot_services
 from arena.services import leagues as league_services
+from arena.services.errors import LeagueError
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -104,8 +105,22 @@ def open_leagues() -> list[League]:
     )
 
 
+def can_play(bot: Bot) -> bool:
+    """Whether the bot could play a match now: a hosted bot needs a version that passed its
+    sandbox check and plays (a dial-in bot plays whenever it is connected)."""
+    if bot.kind != BotKind.HOSTED:
+        return True
+    return bool(bot.code_versions.filter(active=True).exists())  # type: ignore[attr-defined]
+
+
 def do_enter_league(user: User, bot: Bot, league: League) -> Entry:
     check_owner(user, bot)
+    if not can_play(bot):
+        raise LeagueError(
+            f"{bot.name} has no version that passed its check yet: upload one and wait for "
+            "it to be ready (a league would only count its matches as no-shows)",
+            "bot",
+        )
     return league_services.do_enter(league, bot)
 
 

@@ -245,6 +245,7 @@ def test_the_host_loop_goes_on_when_a_look_at_the_database_fails(
     from django.core.management import call_command
     from django.db import OperationalError
 
+    from arena.adapters.bothost import service
     from arena.adapters.management.commands import runbothost
 
     looks: list[str] = []
@@ -263,8 +264,8 @@ def test_the_host_loop_goes_on_when_a_look_at_the_database_fails(
             raise _Stop
 
     monkeypatch.setattr(runbothost, "check_available", lambda: "test")
-    monkeypatch.setattr(runbothost, "check_next", check)
-    monkeypatch.setattr(runbothost.Command, "_serve", lambda self, *a: serve(*a))
+    monkeypatch.setattr(service, "check_next", check)
+    monkeypatch.setattr(service, "_serve", serve)
     with pytest.raises(_Stop):
         call_command("runbothost", "--poll", "0")
     assert looks == ["check", "serve", "check", "serve", "check", "serve"]

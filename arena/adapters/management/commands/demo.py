@@ -47,6 +47,7 @@ from arena.adapters.gateway import DatabaseAuthenticator, Gateway, GatewayConfig
 from arena.adapters.management.commands.league import QUIET_LOGGERS
 from arena.adapters.management.commands.league import Command as LeagueCommand
 from arena.adapters.management.commands.rungateway import split_address
+from arena.adapters.management.demo_host import start_bot_host
 from arena.adapters.management.demo_sdk import (
     SDK_BOT,
     sdk_summary,
@@ -113,6 +114,11 @@ class Command(BaseCommand):
         parser.add_argument(
             "--no-sdk-bot", action="store_true", help="house bots only, no SDK bot process"
         )
+        parser.add_argument(
+            "--no-bot-host",
+            action="store_true",
+            help="run no bot host (uploads wait; by default one runs where the sandbox works)",
+        )
 
     # ------------------------------------------------------------------ the run
 
@@ -163,6 +169,7 @@ class Command(BaseCommand):
         stop = threading.Event()
         rounds: threading.Thread | None = None
         serving: threading.Thread | None = None
+        bothost: threading.Thread | None = None
         try:
             # Bind the web port now, so nobody takes it meanwhile; requests wait in the
             # backlog until the server starts (before any round plays).
@@ -174,6 +181,13 @@ class Command(BaseCommand):
                 # until the gateway listens, a moment later
                 sdk_bot, sdk = start_sdk_bot(league, arena, state_dir / "sdk-bot.log", self.stdout)
             gateway = self._gateway(gw_host, gw_port)
+            self._bothost_line = "none (--no-bot-host): uploads wait in 'checking'"
+            if not o["no_bot_host"]:
+                local = "127.0.0.1" if gw_host in ("0.0.0.0", "", "::") else gw_host
+                bothost, self._bothost_line = start_bot_host(
+                    f"{local}:{gateway.port}", stop, self._bot_host_says
+                )
+                self.stdout.write(f"bot host: {self._bothost_line}")
             if sdk is not None and sdk_bot is not None:
                 wait_connected(sdk_bot, sdk, arena, state_dir / "sdk-bot.log", self.stdout)
             # the site first: rounds play in the background and never hold it up
@@ -224,11 +238,16 @@ class Command(BaseCommand):
                     pass
             if sdk is not None:
                 stop_sdk(sdk)
+            if bothost is not None:
+                bothost.join(30)  # its hosted bots' streams close, their sandboxes end
             if gateway is not None:
                 gateway.stop()
-            self.stdout.write("stopped: web server, gateway and SDK bot")
+            self.stdout.write("stopped: web server, gateway, bot host and SDK bot")
 
     # ------------------------------------------------------------------ steps
+
+    def _bot_host_says(self, line: str) -> None:
+        self.stdout.write(f"bot host: {line}")
 
     def _section(self, title: str) -> None:
         self.stdout.write(f"\n---- {title} ----")
@@ -323,6 +342,7 @@ class Command(BaseCommand):
             ("health", f"{site}/healthz"),
             ("admin", f"{site}/admin/   {admin}"),
             ("gateway", f"{arena}   (gRPC, where bots connect)"),
+            ("hosting", f"bot host {self._bothost_line}"),
         ]
         for name, value in rows:
             self.stdout.write(f"  {name:<8}{value}")
