@@ -338,7 +338,7 @@ class Summary:
                 f"{'each ' if len(self.separate) > 1 else ''}in a process of its own, over "
                 f"gRPC; output in {self.bot_log_dir}"
             )
-        else:
+        elif not is_house(self.bot):
             lines.append(
                 "  processes   in-process: a Python bot shared the referee's process (and "
                 "could read the true game state)"
