@@ -302,6 +302,10 @@ ARENA_REQUEUE_AFTER_SECONDS = env_int("ARENA_REQUEUE_AFTER_SECONDS", default=600
 #: for (``max_concurrent_matches``) goes back to the queue for this long, its clock not
 #: started and no attempt spent (``arena.adapters.play.seatcaps``)
 ARENA_SEAT_WAIT_SECONDS = env_int("ARENA_SEAT_WAIT_SECONDS", default=2, minimum=1, maximum=60)
+#: where the game database's monthly archives are written (``manage.py games export``,
+#: one ``<league>/<league>-<YYYY-MM>.ndjson.gz`` per league and month, with its
+#: ``.sha256``) and served from the league page
+ARENA_ARCHIVE_DIR = Path(env_str("ARENA_ARCHIVE_DIR", default=str(VAR_DIR / "archives")))
 #: threads a round played in one process (`manage.py league run`, the demo) plays on at
 #: once: a slow bot's matches do not hold the others back; house-bot matches go to them in
 #: chunks (at most ``ARENA_MATCH_CHUNK``), remote and hosted ones one at a time

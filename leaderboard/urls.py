@@ -1,6 +1,12 @@
 from django.urls import path
 
-from leaderboard import account_views, converters, hosting_views, views  # noqa: F401 - registers converters
+from leaderboard import (  # noqa: F401 - converters registers the path converters
+    account_views,
+    converters,
+    gamedb_views,
+    hosting_views,
+    views,
+)
 
 app_name = "leaderboard"
 
@@ -8,6 +14,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("leagues/", views.leagues, name="leagues"),
     path("leagues/<slug:slug>/", views.league, name="league"),
+    path("leagues/<slug:slug>/games/<str:name>", gamedb_views.archive, name="game-archive"),
     path(
         "leagues/<slug:slug>/h2h/<botname:name>/<botname:opponent>/",
         views.head_to_head,

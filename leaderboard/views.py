@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from arena import public_facts
 from arena.models import Bot, BotKind, League, Match, MatchStatus
+from arena.services import gamedb
 from leaderboard import replays
 from leaderboard import sections as page_sections
 from leaderboard.reads import bots as bot_reads
@@ -94,6 +95,7 @@ def league(request: HttpRequest, slug: str) -> HttpResponse:
             "rounds_section": sections["rounds"],
             "next_round": next_round,
             "schedule_note": schedule_note,
+            "archives": gamedb.archives(obj),
         },
     )
 
