@@ -2,9 +2,10 @@
 # Builds the starter into ./avenue-bot, offline, in GOPATH mode against Debian's Go library
 # sources (golang-google-grpc-dev, golang-google-protobuf-dev under /usr/share/gocode):
 # no go.mod, no module download. GOPATH may name more folders (GOPATH=~/go:/usr/share/gocode)
-# for libraries of your own. Extra arguments go to `go build` (e.g. -race).
+# for libraries of your own (AVENUE_GOPATH overrides the default).
 #
 #   bash build.sh          # ./avenue-bot
+#   bash build.sh build F  # the binary at F instead
 #   bash build.sh test     # go test (the bots, the encoding of a zero choice_index)
 #   bash build.sh vet      # go vet
 set -euo pipefail
@@ -18,6 +19,6 @@ fi
 case "${1:-build}" in
   test) shift; exec go test "$@" . ;;
   vet) shift; exec go vet "$@" . ;;
-  build) [ $# -gt 0 ] && shift; exec go build -o avenue-bot "$@" . ;;
-  *) exec go build -o avenue-bot "$@" . ;;
+  build) exec go build -o "${2:-avenue-bot}" . ;;
+  *) echo "usage: bash build.sh [build [OUT] | test [go test flags] | vet]" >&2; exit 64 ;;
 esac
