@@ -2,10 +2,12 @@
 # The Go starter (starters/go/) and its tests (tests/starters/test_go.py) build offline
 # against Debian's Go toolchain and Debian's Go library sources under /usr/share/gocode
 # (grpc-go, google.golang.org/protobuf), with Debian's protoc and its Go plugins for the
-# generated-code drift test. Install them where missing, the way
+# generated-code drift test. grpc-go's codec goes through github.com/golang/protobuf: it
+# must be the 1.5 package (a wrapper of google.golang.org/protobuf); the 1.3 one, which
+# apt may pick for golang-google-grpc-dev, cannot marshal the generated messages. Install them where missing, the way
 # scripts/ensure_chromium.sh installs chromium.
 set -euo pipefail
-PACKAGES="golang-go golang-google-grpc-dev golang-google-protobuf-dev protoc-gen-go protoc-gen-go-grpc protobuf-compiler"
+PACKAGES="golang-go golang-google-grpc-dev golang-google-protobuf-dev golang-github-golang-protobuf-1-5-dev protoc-gen-go protoc-gen-go-grpc protobuf-compiler"
 GOCODE=/usr/share/gocode/src
 
 have_all() {
@@ -14,12 +16,13 @@ have_all() {
     command -v protoc-gen-go >/dev/null 2>&1 &&
     command -v protoc-gen-go-grpc >/dev/null 2>&1 &&
     [ -d "$GOCODE/google.golang.org/grpc" ] &&
-    [ -d "$GOCODE/google.golang.org/protobuf" ]
+    [ -d "$GOCODE/google.golang.org/protobuf" ] &&
+    [ -f "$GOCODE/github.com/golang/protobuf/proto/registry.go" ]
 }
 
 report() {
   echo "ok       go at $(command -v go) ($(go version 2>/dev/null | awk '{print $3}'))"
-  echo "ok       grpc-go $(sed -n 's/^const Version = "\(.*\)"/\1/p' "$GOCODE/google.golang.org/grpc/version.go" 2>/dev/null || echo '(version unknown)') and google.golang.org/protobuf under $GOCODE"
+  echo "ok       grpc-go $(sed -n 's/^const Version = "\(.*\)"/\1/p' "$GOCODE/google.golang.org/grpc/version.go" 2>/dev/null || echo '(version unknown)') with google.golang.org/protobuf and github.com/golang/protobuf 1.5 under $GOCODE"
   echo "ok       protoc $(protoc --version 2>/dev/null | awk '{print $2}'), $(protoc-gen-go --version 2>/dev/null), $(protoc-gen-go-grpc --version 2>/dev/null)"
 }
 

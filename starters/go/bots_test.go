@@ -47,7 +47,7 @@ func TestAZeroChoiceIndexReachesTheBytesAndReadsBackAsZero(t *testing.T) {
 		t.Fatal(err)
 	}
 	message := &BotMessage{Kind: &BotMessage_Action{Action: &Action{MatchId: "73.1", Seq: 12, ChoiceIndex: proto.Uint32(0)}}}
-	wire, err := proto.Marshal(message)
+	wire, err := EncodeBotMessage(message)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/encoding"
+	_ "google.golang.org/grpc/encoding/proto" // the codec the stream uses
 	"google.golang.org/protobuf/proto"
 )
 
@@ -19,14 +21,20 @@ import (
 // wire. An encoder or a helper that leaves zero-valued fields out sends an Action with
 // neither index nor choice for option 0, which the arena records as MALFORMED_ACTION and
 // forfeits the game. protoc-gen-go makes the field a *uint32 and writes a set 0; this
-// check proves it at start-up, so a change of library or of the generated code fails here
-// instead of in a match.
-func CheckZeroIndexIsSent() error {
-	without, err := proto.Marshal(actionMessage(nil))
+// check proves it at start-up, through the codec gRPC itself uses on the stream, so a
+// change of library or of the generated code fails here instead of in a match.
+func CheckZeroIndexIsSent() (err error) {
+	defer func() {
+		// github.com/golang/protobuf 1.3 under grpc-go's codec panics on these messages
+		if failure := recover(); failure != nil {
+			err = fmt.Errorf("gRPC's proto codec cannot encode an Action (%v): github.com/golang/protobuf must be 1.4 or newer (Debian: golang-github-golang-protobuf-1-5-dev)", failure)
+		}
+	}()
+	without, err := EncodeBotMessage(actionMessage(nil))
 	if err != nil {
 		return err
 	}
-	withZero, err := proto.Marshal(actionMessage(proto.Uint32(0)))
+	withZero, err := EncodeBotMessage(actionMessage(proto.Uint32(0)))
 	if err != nil {
 		return err
 	}
@@ -35,6 +43,11 @@ func CheckZeroIndexIsSent() error {
 		return errors.New("this protobuf setup drops choice_index 0; every answer naming option 0 would forfeit the game")
 	}
 	return nil
+}
+
+// EncodeBotMessage serializes a BotMessage exactly as the stream will.
+func EncodeBotMessage(message *BotMessage) ([]byte, error) {
+	return encoding.GetCodec("proto").Marshal(message)
 }
 
 func actionMessage(index *uint32) *BotMessage {
