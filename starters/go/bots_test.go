@@ -4,7 +4,9 @@ package main
 
 import (
 	"bytes"
+	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 )
@@ -226,5 +228,44 @@ func TestTheClientPutsTheHistoryBackTogetherPerSeat(t *testing.T) {
 	r = slice(2, 0, event(EventKind_EVENT_KIND_TURN_STARTED), event(EventKind_EVENT_KIND_DREW), event(EventKind_EVENT_KIND_MOVED))
 	if len(r.GetObservation().GetHistory()) != 3 {
 		t.Fatalf("seat 2 sees %v", r.GetObservation().GetHistory())
+	}
+}
+
+func TestAMatchAwayLongerThanItsGraceIsForgotten(t *testing.T) {
+	var lines []string
+	client, err := NewClient(FirstBot{}, Options{Log: func(line string) { lines = append(lines, line) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, long := seatKey{"7.1", 0}, seatKey{"8.1", 1}
+	client.started[short], client.started[long] = 1_000, 30_000
+	client.histories[short], client.histories[long] = []*Event{{}}, []*Event{{}}
+	client.streamEndedAt = time.Now().Add(-2 * time.Second)
+	client.forgetLostMatches()
+	if _, kept := client.started[short]; kept || client.histories[short] != nil {
+		t.Fatal("the match with a 1 s grace is still kept after 2 s away")
+	}
+	if _, kept := client.started[long]; !kept || len(client.histories[long]) != 1 {
+		t.Fatal("the match with a 30 s grace was forgotten")
+	}
+	if len(lines) != 1 || !strings.Contains(lines[0], "match 7.1: away 2.0 s, longer than its reconnect grace; forgetting it") {
+		t.Fatalf("logged %q", lines)
+	}
+	// a resumed MatchStarted for the kept match keeps its history
+	client.matchStarted(&MatchStarted{MatchId: "8.1", Seat: 1, Resumed: true, ReconnectGraceMs: 30_000})
+	if len(client.histories[long]) != 1 || !strings.HasSuffix(lines[len(lines)-1], "match 8.1 resumed: seat 1, on a new stream") {
+		t.Fatalf("history %v, logged %q", client.histories[long], lines)
+	}
+}
+
+func TestTheReconnectDelayBacksOffWithJitterAndStaysShortMidMatch(t *testing.T) {
+	if d := reconnectDelay(500*time.Millisecond, false, 0); d != 250*time.Millisecond {
+		t.Fatalf("%v", d)
+	}
+	if d := reconnectDelay(30*time.Second, false, 0.999); d < 29*time.Second || d > 30*time.Second {
+		t.Fatalf("%v", d)
+	}
+	if d := reconnectDelay(30*time.Second, true, 0.5); d != 2*time.Second {
+		t.Fatalf("with matches in progress: %v", d)
 	}
 }

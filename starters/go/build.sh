@@ -11,6 +11,10 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 export GO111MODULE=off GOFLAGS="" GOPATH="${AVENUE_GOPATH:-/usr/share/gocode}"
+# go keeps its build cache under $HOME; somewhere writable when there is no HOME
+if [ -z "${GOCACHE:-}${XDG_CACHE_HOME:-}${HOME:-}" ]; then
+  export GOCACHE="${TMPDIR:-/tmp}/avenue-go-build-cache"
+fi
 if ! command -v go >/dev/null 2>&1; then
   echo "ERROR: go is missing: run 'bash scripts/ensure_go.sh' from the repository root" >&2
   echo "       (Debian: apt-get install golang-go golang-google-grpc-dev golang-google-protobuf-dev)" >&2

@@ -123,11 +123,7 @@ func (c *Client) Run() int {
 		if time.Since(began) > 10*time.Second {
 			backoff = c.opts.MinBackoff
 		}
-		delay := time.Duration(float64(backoff) * (0.5 + rand.Float64()/2))
-		// with matches in progress, come back well within their reconnect grace
-		if len(c.started) > 0 && delay > 2*time.Second {
-			delay = 2 * time.Second
-		}
+		delay := reconnectDelay(backoff, len(c.started) > 0, rand.Float64())
 		c.log("reconnecting in %.1f s", delay.Seconds())
 		select {
 		case <-time.After(delay):
@@ -139,6 +135,17 @@ func (c *Client) Run() int {
 		}
 	}
 	return 0
+}
+
+// reconnectDelay is the wait before the next stream: the backoff with jitter (half to
+// all of it, jitter in [0, 1)), and at most 2 s with matches in progress, so as to come
+// back well within their reconnect grace.
+func reconnectDelay(backoff time.Duration, inProgress bool, jitter float64) time.Duration {
+	delay := time.Duration(float64(backoff) * (0.5 + jitter/2))
+	if inProgress && delay > 2*time.Second {
+		delay = 2 * time.Second
+	}
+	return delay
 }
 
 // Stop ends the stream and does not reconnect (safe from any goroutine, more than once).
@@ -178,7 +185,7 @@ func (s *stream) send(m *BotMessage) {
 
 // session runs one stream until it ends; why reconnecting cannot help, when it cannot.
 func (c *Client) session() string {
-	creds := grpc.WithInsecure()
+	creds := grpc.WithInsecure() // grpc-go 1.33 has no credentials/insecure yet
 	if c.opts.TLS {
 		creds = grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{}))
 	}
