@@ -43,7 +43,7 @@ STARTER = ROOT / "starters" / "go"
 GOCODE = Path("/usr/share/gocode/src")
 PACKAGES = (
     "golang-go golang-google-grpc-dev golang-google-protobuf-dev "
-    "protoc-gen-go protoc-gen-go-grpc protobuf-compiler"
+    "golang-github-golang-protobuf-1-5-dev protoc-gen-go protoc-gen-go-grpc protobuf-compiler"
 )
 INSTALL_HELP = (
     "The Go starter's tests need Go 1.19 or newer, Debian's grpc-go and protobuf-go sources "
@@ -97,6 +97,13 @@ def go() -> str:
     for library in ("google.golang.org/grpc", "google.golang.org/protobuf"):
         if not (GOCODE / library).is_dir():
             pytest.fail(f"{GOCODE / library} is missing. {INSTALL_HELP}", pytrace=False)
+    # grpc-go's codec goes through github.com/golang/protobuf: 1.3 cannot marshal today's
+    # generated messages (the starter would refuse to start); 1.4 and newer can
+    if not (GOCODE / "github.com/golang/protobuf/proto/registry.go").is_file():
+        pytest.fail(
+            f"{GOCODE}/github.com/golang/protobuf is missing or older than 1.4. {INSTALL_HELP}",
+            pytrace=False,
+        )
     return go
 
 
