@@ -217,6 +217,8 @@ test-referee-pure: install
 
 proto: install
 	$(PY) scripts/gen_proto.py
+	@# the Go starter's copy (protoc and its Go plugins: bash scripts/ensure_go.sh)
+	bash starters/go/gen_proto.sh
 
 # Re-resolve the lock from pyproject.toml's ranges in a throwaway venv.
 lock:

@@ -4,7 +4,8 @@
 #   arena_grpc.pb.go  (protoc-gen-go-grpc: the BotArena client)
 # Both are checked in, in package main beside the starter's own code, so that building the
 # starter needs only Go and the two libraries. tests/starters/test_go.py regenerates them
-# into a temporary folder and fails when the checked-in copies differ.
+# into a temporary folder and fails when the checked-in copies' code differs (comments
+# aside); `make proto` runs this after the Python code's generator.
 #
 #   bash gen_proto.sh          # writes into this folder
 #   bash gen_proto.sh OUT_DIR  # writes into OUT_DIR instead (the drift test)
