@@ -117,12 +117,16 @@ def starter(go: str, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     return [str(binary)]
 
 
-@pytest.fixture
-def arena(tmp_path: Path, transactional_db: None) -> Iterator[Arena]:
+def _need_redis() -> None:
     if not settings.REDIS_URL:
         pytest.fail(
             "these tests need a real Redis: set REDIS_URL (as `make test` does: redis://127.0.0.1:6379/0)"
         )
+
+
+@pytest.fixture
+def arena(tmp_path: Path, transactional_db: None) -> Iterator[Arena]:
+    _need_redis()
     with running_arena(tmp_path) as a:
         yield a
 
@@ -159,13 +163,6 @@ def go_bot(
     if wait:
         arena.wait_connected(name, timeout=60)
     return process
-
-
-def _need_redis() -> None:
-    if not settings.REDIS_URL:
-        pytest.fail(
-            "these tests need a real Redis: set REDIS_URL (as `make test` does: redis://127.0.0.1:6379/0)"
-        )
 
 
 @pytest.mark.parametrize(
