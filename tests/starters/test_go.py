@@ -334,6 +334,32 @@ def test_a_gateway_restart_mid_match_resumes_it_where_it_was(
     assert {r.bot for r in outcome.resumes} == {"go-resume", "sleeper"}, outcome.resumes
 
 
+def test_it_plays_in_the_sdks_local_arena(starter: list[str], tmp_path: Path) -> None:
+    """``python -m avenue_sdk play "./avenue-bot" greedy``: the SDK's local arena starts a
+    gateway of its own, hands the command its address and token (AVENUE_ARENA,
+    AVENUE_TOKEN) and plays it as it plays a Python bot, with the same report."""
+    import json
+    import shlex
+    import sys
+
+    command = shlex.join([*starter, "--bot", "heuristic"])
+    figures = tmp_path / "s.json"
+    out = subprocess.run(
+        [sys.executable, "-m", "avenue_sdk", "play", command, "greedy", "--games", "6",
+         "--seed", "5", "--mode", "advanced", "--json", str(figures), "-q",
+         "--bot-log-dir", str(tmp_path / "logs")],
+        cwd=STARTER, env=bot_env(), capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    s = json.loads(figures.read_text())
+    assert s["games"] == 6 and not s["faults"], s
+    assert s["own_process"] == [command] and s["decisions"] > 20, s
+    assert f"{command} vs greedy: 6 games in" in out.stdout
+    assert "in a process of its own, over gRPC" in out.stdout
+    log = "".join(p.read_text() for p in (tmp_path / "logs").glob("*.log"))
+    assert "connected as" in log and "ended, seat" in log, log
+
+
 def test_a_refused_token_stops_it_with_a_clear_message(arena: Arena, starter: list[str]) -> None:
     process = go_bot(arena, starter, "go-refused", token="aat_not-a-real-token", wait=False)
     try:
