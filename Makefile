@@ -172,6 +172,8 @@ test: install
 	bash scripts/ensure_chromium.sh
 	$(call section,sandbox: bubblewrap for the hosted-bot tests)
 	bash scripts/ensure_bubblewrap.sh
+	$(call section,go: Debian's Go toolchain for the Go starter's tests)
+	bash scripts/ensure_go.sh
 	@rm -rf $(REPORTS)
 	@# lint, the parallel phase and the pure-engine referee phase one after another, the
 	@# serial phase beside them on services of its own; every phase runs, the worst wins
@@ -215,6 +217,8 @@ test-referee-pure: install
 
 proto: install
 	$(PY) scripts/gen_proto.py
+	@# the Go starter's copy (protoc and its Go plugins: bash scripts/ensure_go.sh)
+	bash starters/go/gen_proto.sh
 
 # Re-resolve the lock from pyproject.toml's ranges in a throwaway venv.
 lock:

@@ -58,7 +58,12 @@ def test_the_transcripts_ids_are_shaped_like_a_league_matchs() -> None:
 
 ROOT = DOC.parent.parent
 #: the pages that tell bot authors about the wire
-AUTHOR_DOCS = [DOC, ROOT / "starters/typescript/README.md", ROOT / "sdk/README.md"]
+AUTHOR_DOCS = [
+    DOC,
+    ROOT / "starters/typescript/README.md",
+    ROOT / "starters/go/README.md",
+    ROOT / "sdk/README.md",
+]
 
 
 def _messages() -> dict[str, object]:
