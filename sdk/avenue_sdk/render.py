@@ -150,8 +150,8 @@ WIDTH = _PAD * 2 + _ROW * (_CELL + _GAP) - _GAP
 HEIGHT = 312
 
 RGB_LEGEND = f"""rgb(obs) is {HEIGHT} x {WIDTH} x 3 (uint8), top to bottom:
-- a strip in the colour of the team whose turn it is (grey once over; the winner's colour
-  at the end), with a notch where the deciding seat's team is
+- a strip in the colour of the team whose turn it is (the winner's once over), and under
+  it a notch for the seat deciding (seat i at x = 8 + 20 i), in that seat's team colour
 - the board: spaces 0..6 left to right, then 7..13 right to left below; homes outlined in
   the team's colour, Black Market corners gold (advanced), recall spaces teal (summary-board);
   team A's meeple blue, B's red (left / right halves when on one space)
