@@ -28,7 +28,8 @@ Seeding: ``reset(seed=s)`` deals game ``s``; each later ``reset()`` without a se
 ``s + 1``, ``s + 2``, ... so a run repeats from its first seed (without any, one is drawn).
 
 Rendering: ``render_mode="ansi"`` makes ``render()`` return a multi-line text of the table,
-``"rgb_array"`` an ``HxWx3`` uint8 image (``avenue_sdk.render``), both from the view of
+``"rgb_array"`` an ``HxWx3`` uint8 image (``avenue_sdk.render``), ``"human"`` prints the
+text (and returns None); each from the view of
 ``render_seat`` (default None: the seat to act, seat 0 once the game is over), so that they
 show that seat's hand and no other. Seats, teams and agents are numbered from 0 here; the
 protocol's enums from 1 (see ``avenue_sdk.features`` and sdk/README.md).
@@ -48,7 +49,7 @@ from referee.observation import observe
 
 
 class AvenueEnv(AECEnv):  # type: ignore[misc]
-    RENDER_MODES = ("ansi", "rgb_array")
+    RENDER_MODES = ("ansi", "rgb_array", "human")
     metadata = {
         "name": "agent_avenue_v0",
         "render_modes": list(RENDER_MODES),
@@ -164,7 +165,13 @@ class AvenueEnv(AECEnv):  # type: ignore[misc]
         if seat is None:
             seat = self.state_.actor if self.state_.actor >= 0 else 0
         obs = observe(self.state_, seat)
-        return render.ansi(obs) if self.render_mode == "ansi" else render.rgb(obs)
+        if self.render_mode == "rgb_array":
+            return render.rgb(obs)
+        text = render.ansi(obs)
+        if self.render_mode == "human":  # PettingZoo's convention: print, return nothing
+            print(text)
+            return None
+        return text
 
     def close(self) -> None:
         pass

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from pettingzoo.test import render_test
 
 from avenue_sdk import features, render
 from avenue_sdk.env import AvenueEnv
@@ -66,10 +67,19 @@ def test_rgb_array_is_an_image_that_follows_the_game() -> None:
     assert len(np.unique(images[0].reshape(-1, 3), axis=0)) > 5, "more than a blank"
 
 
+def test_pettingzoo_render_test_and_the_human_mode(capsys: pytest.CaptureFixture[str]) -> None:
+    render_test(lambda render_mode: AvenueEnv(seats=2, mode="advanced", render_mode=render_mode))
+    env = AvenueEnv(render_mode="human")
+    env.reset(seed=1)
+    capsys.readouterr()
+    assert env.render() is None
+    assert "meeple A on 0, B on 7" in capsys.readouterr().out
+
+
 def test_render_seat_and_modes() -> None:
     assert AvenueEnv().render() is None  # no render mode
     with pytest.raises(ValueError, match="render_mode"):
-        AvenueEnv(render_mode="human")
+        AvenueEnv(render_mode="svg")
     env = AvenueEnv(seats=2, render_mode="ansi", render_seat=1)
     env.reset(seed=1)
     text = env.render()
