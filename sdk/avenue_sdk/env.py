@@ -29,10 +29,11 @@ Seeding: ``reset(seed=s)`` deals game ``s``; each later ``reset()`` without a se
 
 Rendering: ``render_mode="ansi"`` makes ``render()`` return a multi-line text of the table,
 ``"rgb_array"`` an ``HxWx3`` uint8 image (``avenue_sdk.render``), ``"human"`` prints the
-text (and returns None); each from the view of
-``render_seat`` (default None: the seat to act, seat 0 once the game is over), so that they
-show that seat's hand and no other. Seats, teams and agents are numbered from 0 here; the
-protocol's enums from 1 (see ``avenue_sdk.features`` and sdk/README.md).
+text (and returns None); each from the view of ``render_seat`` (default None: the seat to
+act, seat 0 once the game is over), so that it shows that seat's hand and no other.
+
+Seats, teams and agents are numbered from 0 here; the protocol's enums from 1 (see
+``avenue_sdk.features`` and sdk/README.md).
 """
 
 from __future__ import annotations
