@@ -18,6 +18,7 @@ from leaderboard.reads import h2h as h2h_reads
 from leaderboard.reads import index as index_reads
 from leaderboard.reads import leagues as league_reads
 from leaderboard.reads import matches as match_reads
+from leaderboard.reads import owner as owner_reads
 from leaderboard.rules_page import rules_page
 
 
@@ -188,6 +189,9 @@ def match(request: HttpRequest, pk: int) -> HttpResponse:
             "live": state == "live",
             "dropped": dropped,
             "resumes": resumes,
+            "owner_faults": owner_reads.owner_faults(obj, seats, request.user)
+            if state == "available"
+            else [],
             "ending": ending,
         },
     )

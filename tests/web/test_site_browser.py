@@ -217,6 +217,46 @@ def test_no_page_scrolls_sideways_on_a_phone(phone: Any, live_server: Any) -> No
     assert too_wide == {}, f"pages wider than {PHONE['width']} px: {too_wide}"
 
 
+def test_the_owner_sees_the_step_of_their_bots_fault(browser: Any, live_server: Any) -> None:
+    """Issue 26 §7: logged in, the owner's viewer marks the step where their bot's decision
+    faulted (the box's link opens it from the bot's seat); other steps carry no mark."""
+    from django.contrib.auth import get_user_model
+
+    from arena.models import Bot, Participation
+
+    make_league("Owner Fault League", ["greedy", "random"])
+    match = Match.objects.filter(status=MatchStatus.FINISHED).order_by("id")[0]
+    seat = match.participations.get(seat=1)
+    get_user_model().objects.create_user("fay", password="a-long-pass-phrase")
+    Bot.objects.filter(pk=seat.bot_id).update(owner=get_user_model().objects.get(username="fay"))
+    Participation.objects.filter(pk=seat.pk).update(
+        fault_cause="illegal_action", fault_detail="index 7 of 5 legal choices"
+    )
+    step = match.decisions
+    assert step is not None and step > 1
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = context.new_page()
+    try:
+        pg.goto(f"{live_server.url}/accounts/login/")
+        pg.fill("#id_username", "fay")
+        pg.fill("#id_password", "a-long-pass-phrase")
+        pg.click("#login-form button")
+        pg.wait_for_load_state("load")
+        pg.goto(f"{live_server.url}/matches/{match.pk}/")
+        pg.click(f"#owner-fault-1 a[href*='step={step}']")
+        step_is(pg, step)
+        assert pg.input_value("#perspective") == "seat:1"
+        assert pg.is_visible("#fault-note")
+        note = pg.inner_text("#fault-note")
+        assert "charged illegal_action" in note and "index 7 of 5 legal choices" in note
+        shot(pg, "viewer-owner-fault")
+        pg.keyboard.press("ArrowLeft")
+        step_is(pg, step - 1)
+        assert not pg.is_visible("#fault-note")
+    finally:
+        context.close()
+
+
 def test_token_page_copies_and_a_reload_does_not_post_again(browser: Any, live_server: Any) -> None:
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)

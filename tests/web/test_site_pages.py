@@ -338,3 +338,48 @@ def test_the_match_page_says_whose_condition_won(client: Client) -> None:
     assert "wins" in ending
     html = client.get(f"/matches/{match.pk}/").content.decode()
     assert 'id="match-ending"' in html and ending[1:40] in html
+
+
+def test_the_owner_alone_sees_where_their_bot_faulted(client: Client) -> None:
+    """Issue 26 §7: the match page shows a bot's owner the step its fault was at (a link
+    into the viewer from its seat), the fault's detail and a hosted bot's stderr tail."""
+    from django.contrib.auth import get_user_model
+
+    from arena.hosting.models import SandboxFault
+    from arena.models import Bot, BotKind, Match, MatchReplay, MatchStatus, Participation
+
+    make_league("Fault League", ["random", "greedy"], rounds=1, fit=False)
+    match = Match.objects.filter(status=MatchStatus.FINISHED).order_by("id")[0]
+    seat = match.participations.get(seat=1)
+    users = get_user_model()
+    owner = users.objects.create_user("olive", password="pw-pw-pw-pw")
+    other = users.objects.create_user("otto", password="pw-pw-pw-pw")
+    Bot.objects.filter(pk=seat.bot_id).update(owner=owner, kind=BotKind.HOSTED)
+    Participation.objects.filter(pk=seat.pk).update(
+        fault_cause="timeout", fault_detail="no answer to decision 9 within 5 s"
+    )
+    stderr = "\n".join(f"line {i}" for i in range(50))
+    SandboxFault.objects.create(
+        bot_id=seat.bot_id, match_id=f"{match.pk}.1", cause="timeout", detail="d", stderr=stderr
+    )
+    recorded = len(MatchReplay.objects.get(match=match).record["decisions"])
+    assert match.decisions == recorded
+
+    client.force_login(owner)
+    html = client.get(f"/matches/{match.pk}/").content.decode()
+    box = html[
+        html.index('id="owner-fault-1"') : html.index("</div>", html.index('id="owner-fault-1"'))
+    ]
+    assert f'data-fault-step="{recorded}"' in box
+    assert f"?step={recorded}&amp;perspective=seat:1#viewer" in box
+    assert f"at decision {recorded + 1}" in box and "no answer to decision 9 within 5 s" in box
+    assert "line 49" in box and "line 20" in box and "line 19" not in box  # the last 30 lines
+    # the link opens a frame that exists, from the bot's own seat
+    frames = client.get(f"/api/matches/{match.pk}/frames/?perspective=seat:1").json()["frames"]
+    assert len(frames) > recorded
+    for viewer in (other, None):
+        client.logout()
+        if viewer is not None:
+            client.force_login(viewer)
+        page = client.get(f"/matches/{match.pk}/").content.decode()
+        assert 'id="owner-fault' not in page and "line 49" not in page

@@ -106,12 +106,17 @@
           el("label", {}, "speed ", this.speedSelect),
           el("label", {}, "view ", this.perspectiveSelect)));
       this.summary = el("p", { class: "turn-summary", id: "turn-summary", "aria-live": "polite" });
+      // the owner's page only: the step where their bot's decision faulted
+      const fault = this.root.dataset.faultStep;
+      this.faultStep = /^\d{1,6}$/.test(fault || "") ? parseInt(fault, 10) : null;
+      this.faultNote = el("p", { class: "fault-note", id: "fault-note", hidden: "" },
+        this.root.dataset.faultText || "Your bot's fault was here");
       this.board = el("div", { class: "board", id: "board" });
       this.buildBoard();
       this.tables = el("div", { class: "tables" });
       this.log = el("ol", { class: "log", id: "event-log" });
       this.status = el("p", { class: "status", id: "viewer-status" });
-      this.root.replaceChildren(this.controls, this.status, this.summary,
+      this.root.replaceChildren(this.controls, this.status, this.faultNote, this.summary,
         el("div", { class: "viewer-grid" }, this.board, this.tables,
           el("div", { class: "log-box" }, el("h3", {}, "Events"), this.log)));
     }
@@ -379,6 +384,7 @@
       const f = this.frames[this.index];
       this.slider.value = this.index;
       this.stepLabel.textContent = `step ${this.index} / ${this.frames.length - 1} · turn ${f.turn}`;
+      this.faultNote.hidden = this.faultStep !== this.index;
       const who = f.outcome ? "game over" : `team ${TEAM[f.active_team]}'s turn (${this.teamName(f.active_team)})`;
       this.summary.replaceChildren(el("strong", {}, `Turn ${f.turn} · ${who}`), f.summary ? `: ${f.summary}` : "");
       this.renderBoard(f);
