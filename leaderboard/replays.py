@@ -34,6 +34,7 @@ from django.db.models.functions import Cast
 from arena.adapters.play.matches import game_config
 from arena.models import Match, MatchReplay, MatchStatus, Participation
 from arena.services import live
+from avenue_sdk.protocol.timing import TimeControl
 from avenue_sdk.viewer.frames import SPECTATOR, Perspective, PerspectiveError, parse_perspective
 from avenue_sdk.viewer.frames import viewer_payload as build_payload
 from referee import new_game
@@ -258,6 +259,11 @@ def replay_text_of(match_id: int) -> str:
     return replay_text(match)
 
 
+def _time_control(match: Match) -> TimeControl:
+    """The match's clock: its league's (the runner plays every match of a league with it)."""
+    return TimeControl(match.league.decision_ms, match.league.bank_ms)
+
+
 def _seat_names(match: Match) -> list[str]:
     return [p.bot.name for p in match.participations.select_related("bot").order_by("seat")]
 
@@ -298,7 +304,7 @@ def live_payload(match: Match) -> dict[str, Any]:
         record = record_game(initial, [])
         note = PAIR_NOTE.format(partner=partner.pk)
     spectator = Perspective(SPECTATOR)
-    payload = build_payload(record, spectator, [p.bot.name for p in parts])
+    payload = build_payload(record, spectator, [p.bot.name for p in parts], _time_control(match))
     payload["perspectives"] = [SPECTATOR]
     payload.update(match=match.pk, live=True, status=match.status, note=note)
     return payload
@@ -317,7 +323,7 @@ def viewer_json(match: Match, perspective: str) -> dict[str, Any]:
         return live_payload(match)
     check_replay_released(match)
     assert match.finished_at is not None
-    key = f"viewer:v1:{match.pk}:{match.finished_at.timestamp()}:{perspective}"
+    key = f"viewer:v2:{match.pk}:{match.finished_at.timestamp()}:{perspective}"
     cached = cache.get(key)
     if cached is not None:
         return dict(cached)
@@ -331,7 +337,7 @@ def viewer_json(match: Match, perspective: str) -> dict[str, Any]:
         raise CorruptReplay(f"the replay of match {match.pk} cannot be read: {exc}") from None
     view = _perspective(perspective, record)
     try:
-        payload = build_payload(record, view, _seat_names(match))
+        payload = build_payload(record, view, _seat_names(match), _time_control(match))
     except ReplayError as exc:
         raise CorruptReplay(f"the replay of match {match.pk} does not re-simulate: {exc}") from None
     payload.update(match=match.pk, live=False, status=match.status, note="")

@@ -254,7 +254,16 @@ class ViewerSerializer(serializers.Serializer):
     teams = serializers.ListField(child=serializers.ListField(child=serializers.IntegerField()))
     seat_names = serializers.ListField(child=serializers.CharField())
     agents = serializers.DictField(child=serializers.CharField())
-    frames = serializers.ListField(child=serializers.DictField())
+    frames = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="one per step; each frame's clocks holds every seat's bank_ms left, "
+        "last_ms (its previous answer) and, for the seat deciding there, thinking_ms",
+    )
+    time_control = serializers.DictField(
+        child=serializers.IntegerField(),
+        allow_null=True,
+        help_text="the match's decision_ms and bank_ms (the league's)",
+    )
 
 
 # ------------------------------------------------------------------ query parameters (schema)

@@ -250,9 +250,12 @@ def test_the_owner_sees_the_step_of_their_bots_fault(browser: Any, live_server: 
         note = pg.inner_text("#fault-note")
         assert "charged illegal_action" in note and "index 7 of 5 legal choices" in note
         shot(pg, "viewer-owner-fault")
+        # the seats' clocks (issue 26 §3): the bank left, and the time taken where known
+        assert pg.inner_text("#clock-1").startswith("clock: bank 60.0 s"), pg.inner_text("#clock-1")
         pg.keyboard.press("ArrowLeft")
         step_is(pg, step - 1)
         assert not pg.is_visible("#fault-note")
+        assert "here" in " ".join(pg.locator(".clock").all_inner_texts())  # "took ... here"
     finally:
         context.close()
 

@@ -206,6 +206,13 @@ def test_the_live_page_follows_the_game_and_becomes_the_replay(
     assert "Black Market" not in page.inner_text("main")
     more = game.let(4)
     step_is(page, more - 2)  # it followed without a reload
+    # the deciding seat's clock counts while it thinks (issue 26 §3)
+    thinking = page.inner_text(".seat.acting .clock")
+    assert thinking.startswith("clock: bank") and "thinking" in thinking, thinking
+    page.wait_for_function(
+        "before => document.querySelector('.seat.acting .clock').textContent !== before",
+        arg=thinking,
+    )
     # the seat table counts the decisions shown so far (it was rendered with none)
     shown = live_client_frames(game)
     for seat in (0, 1):

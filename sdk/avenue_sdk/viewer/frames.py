@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from avenue_sdk.protocol.timing import SeatClock, TimeControl
 from avenue_sdk.viewer.story import TurnSummary, ending, private_lines
 from referee.cards import COPIES, MOVES, ONGOING, Agent, BlackMarket, Counts, cards_of, title
 from referee.narrate import describe
@@ -213,12 +214,52 @@ def _market_info() -> Json:
     }
 
 
+def clocks(record: Record, tc: TimeControl) -> list[list[Json]]:
+    """Per frame (the deal, then after each decision), each seat's clock as the runner kept
+    it (``SeatClock``: time beyond ``decision_ms`` comes out of the bank): ``bank_ms`` left,
+    ``last_ms`` its previous answer's latency, and for the seat deciding at that frame,
+    ``thinking_ms``: how long it took over the decision asked there (None while unknown:
+    a live match's pending decision, or one taken without asking)."""
+    seats = record.config.seats
+    running = [SeatClock.start(tc) for _ in range(seats)]
+    last: list[float | None] = [None] * seats
+    out: list[list[Json]] = []
+    decisions = record.decisions
+    for step in range(len(decisions) + 2):  # the deal, each decision, a forfeit's end
+        pending = decisions[step] if step < len(decisions) else None
+        took = None if pending is None else pending.latency_ms
+        out.append([
+            {
+                "bank_ms": round(running[s].bank_ms),
+                "last_ms": _ms(last[s]),
+                "thinking_ms": _ms(took) if pending is not None and pending.seat == s else None,
+            }
+            for s in range(seats)
+        ])  # fmt: skip
+        if pending is not None and pending.latency_ms is not None:
+            running[pending.seat].charge(pending.latency_ms)
+            last[pending.seat] = pending.latency_ms
+    return out
+
+
+def _ms(value: float | None) -> float | None:
+    return None if value is None else round(value, 1)
+
+
 def viewer_payload(
-    record: Record, perspective: Perspective, names: list[str] | None = None
+    record: Record,
+    perspective: Perspective,
+    names: list[str] | None = None,
+    time_control: TimeControl | None = None,
 ) -> Json:
-    """Everything the viewer needs for one perspective, as JSON-ready data."""
+    """Everything the viewer needs for one perspective, as JSON-ready data; with the
+    match's ``time_control``, every frame carries the seats' ``clocks``."""
     config = record.config
     names = names or [f"seat {s}" for s in range(config.seats)]
+    shown = frames(record, perspective, names)
+    if time_control is not None:
+        for frame, now in zip(shown, clocks(record, time_control), strict=False):
+            frame["clocks"] = now
     return {
         "perspective": perspective.name,
         "perspectives": [p.name for p in perspectives(record)],
@@ -229,5 +270,8 @@ def viewer_payload(
         "agents": {a.name: title(a) for a in Agent},
         "agent_info": _agent_info(),
         "black_market": _market_info(),
-        "frames": frames(record, perspective, names),
+        "frames": shown,
+        "time_control": None
+        if time_control is None
+        else {"decision_ms": time_control.decision_ms, "bank_ms": time_control.bank_ms},
     }

@@ -71,6 +71,7 @@
       this.angles = [null, null];
       this.build();
       this.load();
+      if (this.live) setInterval(() => this.tickClock(), 250);
       document.addEventListener("keydown", (e) => this.onKey(e));
     }
 
@@ -193,6 +194,8 @@
       }
       if (this.live && this.frames && data.live === false) return this.liveEnded();
       this.data = data;
+      // a live match's newest frame: when it arrived, for the deciding seat's running clock
+      if (!this.frames || data.frames.length !== this.frames.length) this.shownAt = Date.now();
       this.frames = data.frames;
       const bad = this.badPerspective || "";
       this.badPerspective = null;
@@ -492,6 +495,28 @@
       return node;
     }
 
+    // a seat's clock at this step: its bank left, and how long it took over the decision
+    // asked here (live, on the newest frame: how long it has been thinking, counting)
+    clockText(f, seat) {
+      const c = f.clocks[seat];
+      const time = (ms) => (ms < 1000 ? `${ms.toFixed(ms < 10 ? 1 : 0)} ms` : `${(ms / 1000).toFixed(1)} s`);
+      const parts = [`bank ${time(c.bank_ms)}`];
+      if (f.actor === seat && f.decision) {
+        if (c.thinking_ms !== null) parts.push(`took ${time(c.thinking_ms)} here`);
+        else if (this.live && this.index === this.frames.length - 1) parts.push(`thinking ${time(Date.now() - this.shownAt)}`);
+      } else if (c.last_ms !== null) {
+        parts.push(`last answer ${time(c.last_ms)}`);
+      }
+      return `clock: ${parts.join(" · ")}`;
+    }
+
+    tickClock() {
+      const f = this.frames && this.frames[this.index];
+      if (!f || !f.clocks || f.actor < 0) return;
+      const node = this.root.querySelector(`#clock-${f.actor}`);
+      if (node) node.textContent = this.clockText(f, f.actor);
+    }
+
     renderTables(f) {
       const teams = [0, 1].map((t) => {
         const area = Object.entries(f.in_play[t]);
@@ -508,6 +533,7 @@
               el("div", { class: "seat-head" }, el("strong", {}, `seat ${s.seat} · ${this.name(s.seat)}`),
                 f.captains && f.captains[t] === s.seat && this.data.teams[t].length > 1 ? el("span", { class: "tag" }, "captain") : null,
                 f.actor === s.seat && f.decision ? el("span", { class: "badge" }, DECISIONS[f.decision] || f.decision) : null),
+              f.clocks ? el("div", { class: "clock", id: `clock-${s.seat}` }, this.clockText(f, s.seat)) : null,
               el("div", { class: "hand" }, el("span", { class: "label" }, "hand"), this.cardRow(s.hand, s.hand_size, "cards in hand")),
               el("div", { class: "discards" }, el("span", { class: "label" }, "discards"), this.cardRow(s.discards, s.discards_used, "discarded cards"))))));
       });
