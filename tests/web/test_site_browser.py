@@ -145,6 +145,37 @@ def test_card_table_viewer(page: Any, live_server: Any) -> None:
     assert page.locator("#event-log .latency").count() >= 1
 
 
+def test_the_move_list_matches_the_replay(page: Any, live_server: Any) -> None:
+    """Issue 26 §2: one line per turn (its summary: who offered what, who took what, where
+    the meeples went), the current turn highlighted, a click on a line goes to its turn;
+    turns after the current step are not listed."""
+    make_league("Moves League", ["greedy", "random"])
+    match = Match.objects.filter(status=MatchStatus.FINISHED).order_by("id")[0]
+    page.goto(f"{live_server.url}/matches/{match.pk}/")
+    step_is(page, 0)
+    page.keyboard.press("End")
+    frames = page.evaluate("window.viewer.frames")
+    step_is(page, len(frames) - 1)
+    turns: list[tuple[int, int, str]] = []  # (turn, first step, summary at its last step)
+    for i, f in enumerate(frames):
+        if not turns or turns[-1][0] != f["turn"]:
+            turns.append((f["turn"], i, f["summary"]))
+        else:
+            turns[-1] = (turns[-1][0], turns[-1][1], f["summary"])
+    lines = page.locator("#move-list li")
+    assert lines.count() == len(turns) > 2
+    for k, (turn, _first, summary) in enumerate(turns):
+        assert lines.nth(k).inner_text() == f"{turn}. {summary or 'the deal'}"
+    assert page.locator("#move-list li.current").inner_text().startswith(f"{turns[-1][0]}.")
+    # a click goes to the turn's first step; later turns are not listed there
+    turn, first, _ = turns[2]
+    lines.nth(2).click()
+    step_is(page, first)
+    assert page.locator("#move-list li").count() == 3
+    assert page.locator("#move-list li.current").inner_text().startswith(f"{turn}.")
+    shot(page, "viewer-move-list")
+
+
 def test_bad_deep_links_show_a_working_viewer(page: Any, live_server: Any) -> None:
     make_league("Link League", ["greedy", "random"])
     match = Match.objects.filter(status=MatchStatus.FINISHED).order_by("id")[0]

@@ -116,10 +116,11 @@
       this.buildBoard();
       this.tables = el("div", { class: "tables" });
       this.log = el("ol", { class: "log", id: "event-log" });
+      this.moves = el("ol", { class: "moves", id: "move-list", "aria-label": "one line per turn" });
       this.status = el("p", { class: "status", id: "viewer-status" });
       this.root.replaceChildren(this.controls, this.status, this.faultNote, this.summary,
         el("div", { class: "viewer-grid" }, this.board, this.tables,
-          el("div", { class: "log-box" }, el("h3", {}, "Events"), this.log)));
+          el("div", { class: "log-box" }, el("h3", {}, "Moves"), this.moves, el("h3", {}, "Events"), this.log)));
     }
 
     // the board is built once, so the meeples can move between frames
@@ -393,6 +394,32 @@
       this.renderBoard(f);
       this.renderTables(f);
       this.renderLog();
+      this.renderMoves();
+    }
+
+    // the move list: one line per turn so far (who offered what, who took what, where the
+    // meeples went: the turn's summary), the current turn highlighted; a click goes to
+    // the turn's first step. Turns after the current step are not listed (no spoilers).
+    renderMoves() {
+      const turns = [];
+      this.frames.slice(0, this.index + 1).forEach((f, i) => {
+        const last = turns[turns.length - 1];
+        if (!last || last.turn !== f.turn) turns.push({ turn: f.turn, first: i, summary: f.summary });
+        else last.summary = f.summary;
+      });
+      const current = this.frames[this.index].turn;
+      this.moves.replaceChildren(...turns.map((t) => el("li", {
+        class: `move${t.turn === current ? " current" : ""}`, "data-turn": t.turn, "data-step": t.first,
+        onclick: () => this.go(t.first),
+      }, el("span", { class: "turn-number" }, `${t.turn}.`), " ", t.summary || "the deal")));
+      const mark = this.moves.querySelector(".current");
+      // keep the current turn in view inside the list (the page itself does not scroll)
+      if (mark) {
+        const list = this.moves, top = mark.offsetTop;
+        if (top < list.scrollTop || top + mark.offsetHeight > list.scrollTop + list.clientHeight) {
+          list.scrollTop = Math.max(0, top - list.clientHeight / 2);
+        }
+      }
     }
 
     renderBoard(f) {
