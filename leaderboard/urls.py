@@ -3,6 +3,7 @@ from django.urls import path
 from leaderboard import (  # noqa: F401 - converters registers the path converters
     account_views,
     converters,
+    embed_views,
     gamedb_views,
     hosting_views,
     views,
@@ -25,6 +26,8 @@ urlpatterns = [
     path("matches/", views.matches, name="matches"),
     path("rules/", views.rules, name="rules"),
     path("matches/<id:pk>/", views.match, name="match"),
+    path("matches/<id:pk>/embed/", embed_views.embed, name="match-embed"),
+    path("oembed/", embed_views.oembed, name="oembed"),
     path("accounts/signup/", account_views.signup, name="signup"),
     path("my/bots/", account_views.my_bots, name="my-bots"),
     path("my/api-key/", account_views.api_key, name="api-key"),

@@ -3,6 +3,8 @@ and renders; errors become error pages with a message (never a 500)."""
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -13,6 +15,7 @@ from arena.models import Bot, BotKind, League, Match, MatchStatus
 from arena.services import gamedb
 from leaderboard import replays
 from leaderboard import sections as page_sections
+from leaderboard.embedding import snippet as embed_snippet
 from leaderboard.reads import bots as bot_reads
 from leaderboard.reads import h2h as h2h_reads
 from leaderboard.reads import index as index_reads
@@ -189,6 +192,10 @@ def match(request: HttpRequest, pk: int) -> HttpResponse:
             "live": state == "live",
             "dropped": dropped,
             "resumes": resumes,
+            "embed_snippet": embed_snippet(request, obj.pk),
+            "oembed_url": request.build_absolute_uri(reverse("leaderboard:oembed"))
+            + "?"
+            + urlencode({"url": request.build_absolute_uri(), "format": "json"}),
             "owner_faults": owner_reads.owner_faults(obj, seats, request.user)
             if state == "available"
             else [],

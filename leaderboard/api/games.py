@@ -13,7 +13,15 @@ from rest_framework.request import Request
 
 from arena.models import Bot, League
 from arena.services import gamedb
+from leaderboard.api import serializers as s
 from leaderboard.api.base import ArenaView
+
+ERRORS = {
+    400: s.ErrorSerializer,
+    401: s.ErrorSerializer,
+    403: s.ErrorSerializer,
+    404: s.ErrorSerializer,
+}
 
 SLUG = re.compile(r"[-a-zA-Z0-9_]{1,80}")
 NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
@@ -40,7 +48,7 @@ class Games(ArenaView):
             OpenApiParameter("month", str, description="finished in this month, YYYY-MM (UTC)"),
             OpenApiParameter("limit", int, description="at most this many games"),
         ],
-        responses={(200, "application/x-ndjson"): OpenApiTypes.STR},
+        responses={(200, "application/x-ndjson"): OpenApiTypes.STR, **ERRORS},
         description="Every finished game, one JSON object per line (NDJSON), by match id: "
         "match, league, mode, seats, finished_at, bots (by seat), winner_team, end_reason, "
         "turns, and replay (the stored referee.replay record, as /api/matches/<id>/replay/ "

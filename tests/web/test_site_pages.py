@@ -383,3 +383,37 @@ def test_the_owner_alone_sees_where_their_bot_faulted(client: Client) -> None:
             client.force_login(viewer)
         page = client.get(f"/matches/{match.pk}/").content.decode()
         assert 'id="owner-fault' not in page and "line 49" not in page
+
+
+def test_a_replay_embeds_on_other_sites(client: Client) -> None:
+    """Issue 26 §6: /matches/<id>/embed/ is the viewer alone and may be framed by any site
+    (the rest of the site by none); the match page offers the iframe; oEmbed answers it."""
+    from arena.models import Match, MatchStatus
+
+    make_league("Embed League", ["random", "greedy"], rounds=1, fit=False)
+    match = Match.objects.filter(status=MatchStatus.FINISHED).order_by("id")[0]
+    embed = client.get(f"/matches/{match.pk}/embed/?autoplay=1")
+    assert embed.status_code == 200
+    assert "X-Frame-Options" not in embed
+    assert "frame-ancestors *" in embed["Content-Security-Policy"]
+    body = embed.content.decode()
+    assert 'id="viewer"' in body and 'data-autoplay="true"' in body
+    assert 'class="top"' not in body  # no site header inside someone else's page
+    assert "data-autoplay" not in client.get(f"/matches/{match.pk}/embed/").content.decode()
+    page = client.get(f"/matches/{match.pk}/")
+    assert page["X-Frame-Options"] == "DENY"
+    assert "frame-ancestors 'none'" in page["Content-Security-Policy"]
+    html = page.content.decode()
+    assert f"http://testserver/matches/{match.pk}/embed/" in html and 'id="embed-snippet"' in html
+    assert 'type="application/json+oembed"' in html
+
+    url = f"http://testserver/matches/{match.pk}/"
+    answer = client.get("/oembed/", {"url": url, "maxwidth": "600"}).json()
+    assert answer["type"] == "rich" and answer["version"] == "1.0"
+    assert answer["width"] == 600 and 'width="600"' in answer["html"]
+    assert f'src="http://testserver/matches/{match.pk}/embed/"' in answer["html"]
+    assert "Embed League" in answer["title"]
+    assert client.get("/oembed/", {"url": "http://testserver/bots/x/"}).status_code == 404
+    assert client.get("/oembed/", {"url": "http://testserver/matches/999999/"}).status_code == 404
+    assert client.get("/oembed/", {"url": url, "format": "xml"}).status_code == 501
+    assert client.get("/matches/999999/embed/").status_code == 404

@@ -222,6 +222,8 @@
       if (this.live && following) start = this.frames.length - 1;
       this.go(start);
       if (playOut) this.play();
+      // an embedded replay with ?autoplay=1 plays from its first step, once
+      if (this.root.dataset.autoplay === "true" && !this.live && keep === null && start === 0) this.play();
       if (this.live) this.liveSeats();
       if (this.live && data.live !== false) {
         setTimeout(() => this.load(), 2000);
