@@ -28,12 +28,12 @@ from typing import Any
 
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Exists, OuterRef, TextField
+from django.db.models import TextField
 from django.db.models.functions import Cast
 
 from arena.adapters.play.matches import game_config
 from arena.models import Match, MatchReplay, MatchStatus, Participation
-from arena.services import live
+from arena.services import gamedb, live
 from avenue_sdk.protocol.timing import TimeControl
 from avenue_sdk.viewer.frames import SPECTATOR, Perspective, PerspectiveError, parse_perspective
 from avenue_sdk.viewer.frames import viewer_payload as build_payload
@@ -41,7 +41,7 @@ from referee import new_game
 from referee.actions import IllegalAction, action_from_json
 from referee.replay import ReplayError, from_json, record_game
 
-OVER = (MatchStatus.FINISHED, MatchStatus.VOID)
+OVER = gamedb.OVER
 LIVE = (MatchStatus.QUEUED, MatchStatus.RUNNING)
 LIVE_NOTE = (
     "Live: this match is being played. Its public moves appear as a spectator sees them, "
@@ -235,19 +235,9 @@ def replay_text(match: Match) -> str:
 def replay_text_of(match_id: int) -> str:
     """``replay_text`` by id in one query when the replay may be shown (the common case);
     otherwise a second look says why not (unknown, live, void, withheld)."""
-    partner_busy = (
-        Match.objects.filter(
-            round_id=OuterRef("match__round_id"),
-            pairing_key=OuterRef("match__pairing_key"),
-            pair_index=OuterRef("match__pair_index"),
-            deck_seed=OuterRef("match__deck_seed"),
-        )
-        .exclude(pk=OuterRef("match_id"))
-        .exclude(status__in=OVER)
-    )
     row = (
         MatchReplay.objects.filter(match_id=match_id, match__status=MatchStatus.FINISHED)
-        .annotate(text=Cast("record", TextField()), busy=Exists(partner_busy))
+        .annotate(text=Cast("record", TextField()), busy=gamedb.partner_busy())
         .values_list("text", "busy")
         .first()
     )

@@ -58,8 +58,9 @@ def _month_range(month: str) -> tuple[datetime, datetime]:
     return start, end
 
 
-def _released() -> Exists:
-    """A partner of the same deal not over yet (the game is withheld while it exists)."""
+def partner_busy() -> Exists:
+    """For a ``MatchReplay`` row: a partner of the same deal not over yet (its game is
+    withheld while one exists; the site's replay endpoint asks the same)."""
     return Exists(
         Match.objects.filter(
             round_id=OuterRef("match__round_id"),
@@ -75,7 +76,7 @@ def _released() -> Exists:
 def lines(filters: Filters) -> Iterator[bytes]:
     """The games as NDJSON lines (bytes, each ending in a newline), by match id."""
     rows = MatchReplay.objects.filter(match__status=MatchStatus.FINISHED).annotate(
-        text=Cast("record", TextField()), busy=_released()
+        text=Cast("record", TextField()), busy=partner_busy()
     )
     if filters.league is not None:
         rows = rows.filter(match__league=filters.league)

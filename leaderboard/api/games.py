@@ -13,15 +13,8 @@ from rest_framework.request import Request
 
 from arena.models import Bot, League
 from arena.services import gamedb
-from leaderboard.api import serializers as s
 from leaderboard.api.base import ArenaView
-
-ERRORS = {
-    400: s.ErrorSerializer,
-    401: s.ErrorSerializer,
-    403: s.ErrorSerializer,
-    404: s.ErrorSerializer,
-}
+from leaderboard.api.views import ERRORS
 
 SLUG = re.compile(r"[-a-zA-Z0-9_]{1,80}")
 NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
