@@ -474,6 +474,13 @@ LOGIN_RATE_WINDOW_SECONDS = env_int("LOGIN_RATE_WINDOW_SECONDS", default=60, min
 #: builds it into the cache right after its commit, on the result's worker
 #: (leaderboard.watching, leaderboard.refresh); 0: no page is, every result costs nothing
 PAGE_WATCH_SECONDS = env_int("PAGE_WATCH_SECONDS", default=600, minimum=0)
+#: live matches pushed to their watchers (server-sent events, leaderboard.live_stream):
+#: streams one web process keeps open at once (each holds a thread of the server while it
+#: waits for news); past them a page asks every 2 s instead. 0: no stream, every page polls
+LIVE_STREAMS_MAX = env_int("LIVE_STREAMS_MAX", default=32, minimum=0)
+#: ... and how long one stream lasts before the browser opens the next (a proxy's idle
+#: limits and a deploy's restart never cut more than that short)
+LIVE_STREAM_SECONDS = env_int("LIVE_STREAM_SECONDS", default=300, minimum=5)
 
 # The cache holds rate-limit counters and immutable replay frames. With Redis (distributed
 # mode) every web process shares it, so limits hold across gunicorn workers; embedded mode

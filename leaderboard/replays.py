@@ -265,39 +265,53 @@ def _perspective(name: str, record: Any) -> Perspective:
         raise BadPerspective(str(exc)) from None
 
 
+class LiveFeed:
+    """The spectator's view of a match being played, for one request or one stream: what
+    does not change while it is played (its seats, its deal, its clock) read once, the
+    public moves so far given to ``payload``, the league's delay behind, once the other
+    game of its mirrored pair is over; until then the deal only (the pair shares a deck:
+    revealed cards here would tell the bots there what the deck holds)."""
+
+    def __init__(self, match: Match) -> None:
+        self.match = match
+        parts = list(match.participations.select_related("bot").order_by("seat"))
+        self.initial = new_game(game_config(match.league, match, parts), match.deck_seed)
+        self.names = [p.bot.name for p in parts]
+        self.delay = match.league.live_delay_decisions
+
+    def partner(self) -> Match | None:
+        """The other game of the pair, while it is played (one query)."""
+        return pair_partner_playing(self.match)
+
+    def payload(self, decisions: list[dict[str, Any]], partner: Match | None) -> dict[str, Any]:
+        actions = []
+        if partner is None:
+            shown = decisions[: max(0, len(decisions) - self.delay)]
+            try:
+                actions = [action_from_json(d["action"]) for d in shown]
+                record = record_game(self.initial, actions)
+            except (ReplayError, IllegalAction, KeyError, TypeError, ValueError):
+                actions, record = [], record_game(self.initial, [])
+            # the latencies the runner measured, as in a replay
+            record = replace(record, decisions=tuple(
+                replace(rd, latency_ms=d.get("latency_ms"))
+                for rd, d in zip(record.decisions, shown, strict=False)
+            ))  # fmt: skip
+            note = LIVE_NOTE.format(delay=self.delay, s="" if self.delay == 1 else "s")
+        else:
+            record = record_game(self.initial, [])
+            note = PAIR_NOTE.format(partner=partner.pk)
+        match = self.match
+        payload = build_payload(record, Perspective(SPECTATOR), self.names, _time_control(match))
+        payload["perspectives"] = [SPECTATOR]
+        payload.update(match=match.pk, live=True, status=match.status, note=note)
+        return payload
+
+
 def live_payload(match: Match) -> dict[str, Any]:
-    """The spectator's view of a match being played: its public moves so far, the league's
-    delay behind, once the other game of its mirrored pair is over; until then the deal
-    only (the pair shares a deck: revealed cards here would tell the bots there what the
-    deck holds)."""
-    parts = list(match.participations.select_related("bot").order_by("seat"))
-    config = game_config(match.league, match, parts)
-    initial = new_game(config, match.deck_seed)
-    partner = pair_partner_playing(match)
-    actions = []
-    if partner is None:
-        decisions = live.decisions_so_far(match.pk)
-        delay = match.league.live_delay_decisions
-        shown = decisions[: max(0, len(decisions) - delay)]
-        try:
-            actions = [action_from_json(d["action"]) for d in shown]
-            record = record_game(initial, actions)
-        except (ReplayError, IllegalAction, KeyError, TypeError, ValueError):
-            actions, record = [], record_game(initial, [])
-        # the latencies the runner measured, as in a replay
-        record = replace(record, decisions=tuple(
-            replace(rd, latency_ms=d.get("latency_ms"))
-            for rd, d in zip(record.decisions, shown, strict=False)
-        ))  # fmt: skip
-        note = LIVE_NOTE.format(delay=delay, s="" if delay == 1 else "s")
-    else:
-        record = record_game(initial, [])
-        note = PAIR_NOTE.format(partner=partner.pk)
-    spectator = Perspective(SPECTATOR)
-    payload = build_payload(record, spectator, [p.bot.name for p in parts], _time_control(match))
-    payload["perspectives"] = [SPECTATOR]
-    payload.update(match=match.pk, live=True, status=match.status, note=note)
-    return payload
+    """The spectator's view of a match being played now (``LiveFeed``)."""
+    feed = LiveFeed(match)
+    return feed.payload(live.decisions_so_far(match.pk), feed.partner())
 
 
 def viewer_json(match: Match, perspective: str) -> dict[str, Any]:

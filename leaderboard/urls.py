@@ -6,6 +6,7 @@ from leaderboard import (  # noqa: F401 - converters registers the path converte
     embed_views,
     gamedb_views,
     hosting_views,
+    live_stream,
     views,
 )
 
@@ -26,6 +27,7 @@ urlpatterns = [
     path("matches/", views.matches, name="matches"),
     path("rules/", views.rules, name="rules"),
     path("matches/<id:pk>/", views.match, name="match"),
+    path("matches/<id:pk>/live/", live_stream.live_events, name="match-live"),
     path("matches/<id:pk>/embed/", embed_views.embed, name="match-embed"),
     path("oembed/", embed_views.oembed, name="oembed"),
     path("accounts/signup/", account_views.signup, name="signup"),

@@ -12,8 +12,8 @@ A match thread never waits on the cache for this: a decision is handed to the pr
 ``_Writer``, whose thread writes every match with news in one ``set_many`` at most every
 ``WRITE_EVERY_S``. Written by the match thread, each decision cost a round trip to Redis
 and the pickling of the whole game so far, on the path of every decision: a quarter of a
-worker's interpreter time when it plays hundreds of remote matches. A spectator's page
-asks every 2 s, so the tenth of a second is not seen.
+worker's interpreter time when it plays hundreds of remote matches. A watcher's page hears
+of each write (``livenews``) and reads it then; the tenth of a second is not seen.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 
+from arena.services import livenews
 from referee.replay import RecordedDecision
 
 logger = logging.getLogger(__name__)
@@ -83,6 +84,7 @@ class _Writer:
             except Exception:  # noqa: BLE001 - spectating is best effort; the game goes on
                 logger.warning("live decisions of %d matches not written", len(batch),
                                exc_info=True)  # fmt: skip
+            livenews.announce(self._writing)
             with self._cond:
                 again, self._forgotten, self._writing = self._forgotten, set(), set()
                 self._cond.notify_all()
@@ -140,7 +142,9 @@ def forget(match_id: int) -> None:
 
 def forget_many(match_ids: Iterable[int]) -> None:
     """``forget`` for several matches, in one cache call (a chunk's, before and after)."""
-    cache.delete_many([_key(m) for m in _writer.forget(match_ids)])
+    ids = _writer.forget(match_ids)
+    cache.delete_many([_key(m) for m in ids])
+    livenews.announce(ids)
 
 
 def written(timeout: float = 30.0) -> bool:

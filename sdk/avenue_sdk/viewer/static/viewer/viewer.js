@@ -165,7 +165,6 @@
     // ------------------------------------------------------------------ data
 
     async load() {
-      const keep = this.frames ? this.index : null;
       this.status.textContent = "loading…";
       let response;
       try {
@@ -194,6 +193,12 @@
         return;
       }
       if (this.live && this.frames && data.live === false) return this.liveEnded();
+      this.show(data);
+    }
+
+    // the frames (fetched, or pushed by a live match's stream) on the table
+    show(data) {
+      const keep = this.frames ? this.index : null;
       this.data = data;
       // a live match's newest frame: when it arrived, for the deciding seat's running clock
       if (!this.frames || data.frames.length !== this.frames.length) this.shownAt = Date.now();
@@ -225,9 +230,36 @@
       // an embedded replay with ?autoplay=1 plays from its first step, once
       if (this.root.dataset.autoplay === "true" && !this.live && keep === null && start === 0) this.play();
       if (this.live) this.liveSeats();
-      if (this.live && data.live !== false) {
-        setTimeout(() => this.load(), 2000);
+      if (this.live && data.live !== false) this.follow();
+    }
+
+    // live: the server pushes each new step (server-sent events, data-events-url); where
+    // it cannot (no EventSource, every stream of the server taken, a stream refused), the
+    // page asks again every 2 s
+    follow() {
+      if (this.events) return;
+      const url = this.root.dataset.eventsUrl;
+      if (this.events === undefined && url && window.EventSource) {
+        const source = new EventSource(url);
+        this.events = source;
+        source.addEventListener("frames", (e) => {
+          const update = JSON.parse(e.data);
+          const frames = (this.frames || []).slice(0, update.from).concat(update.frames);
+          this.show({ ...update, frames });
+        });
+        source.addEventListener("end", () => {
+          source.close();
+          this.liveEnded();
+        });
+        source.addEventListener("error", () => {
+          // a lost connection is retried by the browser; a refused stream is closed
+          if (source.readyState !== EventSource.CLOSED) return;
+          this.events = null;
+          setTimeout(() => this.load(), 2000);
+        });
+        return;
       }
+      setTimeout(() => this.load(), 2000);
     }
 
     // the live match is over: the page reloads as the replay (its header, seat table and
