@@ -6,6 +6,7 @@ from leaderboard import (  # noqa: F401 - converters registers the path converte
     embed_views,
     gamedb_views,
     hosting_views,
+    tv_views,
     views,
 )
 
@@ -23,6 +24,8 @@ urlpatterns = [
     ),
     path("bots/", views.bots, name="bots"),
     path("bots/<botname:name>/", views.bot, name="bot"),
+    path("bots/<botname:name>/tv/", tv_views.bot_tv, name="bot-tv"),
+    path("tv/", tv_views.tv, name="tv"),
     path("matches/", views.matches, name="matches"),
     path("rules/", views.rules, name="rules"),
     path("matches/<id:pk>/", views.match, name="match"),
