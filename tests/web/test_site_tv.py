@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from arena.ratings.models import LiveRating
-from tests.web.test_browser import browser, page, step_is
+from tests.web.test_browser import browser, page, shot, step_is
 from tests.web.test_site_live import DEADLINE_S, LiveGame, cleanup, start_live
 
 __all__ = ["browser", "page", "cleanup"]
@@ -61,6 +61,7 @@ def test_tv_shows_the_best_live_match_and_moves_on_when_it_ends(
     assert page.locator("header.top nav a", has_text="TV").count() == 1
     more = first.let(3)
     step_is(page, more - 1)  # it follows the game
+    shot(page, "tv-live")
     first.finish()
     # the end: the replay plays out to its last step, which stays a few seconds
     showing(page, "ended", first.match.pk)
@@ -70,6 +71,7 @@ def test_tv_shows_the_best_live_match_and_moves_on_when_it_ends(
     assert label.startswith(f"step {last} "), label
     assert "wins" in page.inner_text("#result")
     assert "Next in" in page.inner_text("#tv-countdown")
+    shot(page, "tv-ended")
     # then the next match being played
     showing(page, "live", second.match.pk)
     step_is(page, second.decisions() - 1)
