@@ -7,6 +7,7 @@ from leaderboard import (  # noqa: F401 - converters registers the path converte
     gamedb_views,
     hosting_views,
     live_stream,
+    tv_views,
     views,
 )
 
@@ -24,6 +25,8 @@ urlpatterns = [
     ),
     path("bots/", views.bots, name="bots"),
     path("bots/<botname:name>/", views.bot, name="bot"),
+    path("bots/<botname:name>/tv/", tv_views.bot_tv, name="bot-tv"),
+    path("tv/", tv_views.tv, name="tv"),
     path("matches/", views.matches, name="matches"),
     path("rules/", views.rules, name="rules"),
     path("matches/<id:pk>/", views.match, name="match"),

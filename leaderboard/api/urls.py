@@ -1,7 +1,7 @@
 from django.urls import path
 
 from leaderboard import converters  # noqa: F401 - registers the id and botname converters
-from leaderboard.api import analytics, games, hosting, views
+from leaderboard.api import analytics, games, hosting, tv, views
 
 app_name = "api"
 
@@ -36,6 +36,7 @@ urlpatterns = [
     path("matches/<id:pk>/", views.MatchDetail.as_view(), name="match"),
     path("matches/<id:pk>/replay/", views.MatchReplay.as_view(), name="match-replay"),
     path("games/", games.Games.as_view(), name="games"),
+    path("tv/", tv.Tv.as_view(), name="tv"),
     path("matches/<id:pk>/frames/", views.MatchFrames.as_view(), name="match-frames"),
     path("auth/token/", views.AuthToken.as_view(), name="auth-token"),
     path("me/", views.Me.as_view(), name="me"),

@@ -91,6 +91,10 @@ def test_pages_viewer_and_api_docs_work_under_the_policy(
     page.click("#forward")  # the viewer's scripts run, not only its first paint
     page.wait_for_selector("#step-label:text-matches('^step 1 ')")
     visit(page, f"{base}/matches/", "table.matches tbody tr")
+    # TV with nothing live (its script runs: it asks /api/tv/ later), and a match's end
+    visit(page, f"{base}/tv/", "#tv[data-state=none] table.matches tbody tr")
+    visit(page, f"{base}/tv/?ended={match.pk}", "#tv[data-state=ended] #board svg circle.meeple")
+    page.wait_for_selector("#tv[data-leaving]")  # tv.js ran: the last step is shown
     visit(page, f"{base}/api/docs/", ".swagger-ui .info .title")
     visit(page, f"{base}/api/redoc/", ".api-info h1", allowed=(REDOC_LOGO,))
     User.objects.create_superuser("csp-admin", password="a-long-pass-phrase")

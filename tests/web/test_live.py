@@ -27,9 +27,11 @@ def every_response(client: Client, setup) -> dict[str, tuple[int, str]]:  # noqa
         f"/api/matches/{live.pk}/", f"/api/matches/{partner.pk}/",
         f"/api/matches/{live.pk}/replay/", f"/api/matches/{partner.pk}/replay/",
         f"/api/matches/{live.pk}/replay/?download=1",
+        "/tv/", "/api/tv/", f"/tv/?ended={partner.pk}", f"/tv/?ended={live.pk}",
     ]  # fmt: skip
     for name in bots:
-        urls += [f"/bots/{name}/", f"/api/bots/{name}/", f"/api/matches/?bot={name}"]
+        urls += [f"/bots/{name}/", f"/api/bots/{name}/", f"/api/matches/?bot={name}",
+                 f"/bots/{name}/tv/", f"/api/tv/?bot={name}"]  # fmt: skip
     for match in (live, partner):
         for perspective in ("spectator", "seat:0", "seat:1", "omniscient", "seat:9", ""):
             urls.append(f"/api/matches/{match.pk}/frames/?perspective={perspective}")

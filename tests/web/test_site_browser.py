@@ -216,6 +216,8 @@ def test_no_page_scrolls_sideways_on_a_phone(phone: Any, live_server: Any) -> No
         "h2h": f"/leagues/{league.slug}/h2h/{league.slug}-0/{league.slug}-1/",
         "bot-search": "/bots/?q=phones-1",
         "login": "/accounts/login/", "signup": "/accounts/signup/", "rules": "/rules/",
+        "tv-none": "/tv/", "bot-tv-none": f"/bots/{bot.name}/tv/",
+        "tv-ended": f"/tv/?ended={match.pk}",
     }  # fmt: skip
     too_wide = {}
     for name, path in pages.items():

@@ -56,6 +56,9 @@
       this.root = root;
       this.url = root.dataset.framesUrl;
       this.live = root.dataset.live === "true";
+      // data-on-end: where a live page goes when its match ends, instead of reloading as
+      // the replay (TV goes on to the next match)
+      this.onEnd = root.dataset.onEnd || null;
       const params = new URLSearchParams(location.search);
       this.perspective = params.get("perspective") || root.dataset.perspective || "spectator";
       // a deep link's numbers: anything but digits (?step=abc) is ignored, not a NaN index
@@ -267,6 +270,12 @@
     // steps the live delay had held back played out to the last one; one who had stepped
     // back stays on the step they were looking at.
     liveEnded() {
+      if (this.onEnd) {
+        // there, the replay opens at the step shown here (see ?from=N)
+        const next = new URL(this.onEnd, location.href);
+        next.searchParams.set("from", this.index);
+        return location.replace(next.href);
+      }
       const params = new URLSearchParams(location.search);
       params.set("perspective", "spectator");
       params.delete("turn");
