@@ -264,6 +264,12 @@ class ViewerSerializer(serializers.Serializer):
         allow_null=True,
         help_text="the match's decision_ms and bank_ms (the league's)",
     )
+    decided = serializers.DictField(
+        allow_null=True,
+        help_text="the moment the game was decided (null while it is played): step, turn, "
+        "winner, and by_gap (the winner stayed ahead on the gap from that step to the end; "
+        "false: it did not finish ahead, the step is the last one)",
+    )
 
 
 # ------------------------------------------------------------------ query parameters (schema)

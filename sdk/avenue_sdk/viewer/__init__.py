@@ -10,5 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-#: the viewer's static files (``viewer/viewer.js``, ``viewer/viewer.css``) live under here
+#: the viewer's static files (``viewer/viewer.js``, ``viewer/graph.js``, ``viewer/viewer.css``)
+#: live under here
 STATIC_DIR = Path(__file__).resolve().parent / "static"

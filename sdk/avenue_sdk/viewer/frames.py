@@ -14,7 +14,17 @@ from typing import Any
 
 from avenue_sdk.protocol.timing import SeatClock, TimeControl
 from avenue_sdk.viewer.story import TurnSummary, ending, private_lines
-from referee.cards import COPIES, MOVES, ONGOING, Agent, BlackMarket, Counts, cards_of, title
+from referee.cards import (
+    COPIES,
+    MOVES,
+    ONGOING,
+    START_GAP,
+    Agent,
+    BlackMarket,
+    Counts,
+    cards_of,
+    title,
+)
 from referee.narrate import describe
 from referee.observation import Observation, observe
 from referee.replay import Record, replay
@@ -201,6 +211,30 @@ def frames(record: Record, perspective: Perspective, names: list[str] | None = N
     return out
 
 
+def _ahead(team: int, gap: int) -> bool:
+    """Whether ``team`` is closer to catching than the other on the board's gap (rules
+    section 2): team A when the gap is below 7, team B when it is above."""
+    return gap < START_GAP if team == 0 else gap > START_GAP
+
+
+def decided(shown: list[Json]) -> Json | None:
+    """The moment the game was decided, as a watcher of the board reads it: the first step
+    from which the eventual winner stayed ahead on the gap (``_ahead``) to the last step,
+    i.e. the step where it took the lead for good. A winner that did not finish ahead on
+    the gap (3 Codebreakers, 3 Daredevils, a Black Market card, a forfeit, a tie at 7 when
+    the cards ran out) was decided at the last step. None while the game is not over (a
+    live match). ``by_gap``: the winner led the race from that step on."""
+    if not shown or shown[-1]["outcome"] is None:
+        return None
+    winner = shown[-1]["outcome"]["winner"]
+    step = len(shown) - 1
+    while step >= 0 and _ahead(winner, shown[step]["gap"]):
+        step -= 1
+    by_gap = step < len(shown) - 1
+    at = step + 1 if by_gap else len(shown) - 1
+    return {"step": at, "turn": shown[at]["turn"], "winner": winner, "by_gap": by_gap}
+
+
 def _agent_info() -> Json:
     return {
         a.name: {"title": title(a), "moves": list(MOVES[a]), "copies": COPIES[a]} for a in Agent
@@ -271,6 +305,7 @@ def viewer_payload(
         "agent_info": _agent_info(),
         "black_market": _market_info(),
         "frames": shown,
+        "decided": decided(shown),
         "time_control": None
         if time_control is None
         else {"decision_ms": time_control.decision_ms, "bank_ms": time_control.bank_ms},

@@ -41,6 +41,7 @@ button, select {{ font: inherit; }}
 <p class="meta">{meta}</p>
 <div id="viewer" data-frames-url="/frames" data-perspective="spectator" data-live="false"></div>
 </main>
+<script src="/static/viewer/graph.js"></script>
 <script src="/static/viewer/viewer.js"></script>
 </body>
 </html>

@@ -117,6 +117,9 @@
         this.root.dataset.faultText || "Your bot's fault was here");
       this.board = el("div", { class: "board", id: "board" });
       this.buildBoard();
+      // the graph under the board (graph.js, loaded before this file where the page has it)
+      this.graph = window.AvenueGraph ? window.AvenueGraph.create((i) => this.go(i)) : null;
+      if (this.graph) this.board.append(this.graph.node);
       this.tables = el("div", { class: "tables" });
       this.log = el("ol", { class: "log", id: "event-log" });
       this.moves = el("ol", { class: "moves", id: "move-list", "aria-label": "one line per turn" });
@@ -438,6 +441,7 @@
       this.renderTables(f);
       this.renderLog();
       this.renderMoves();
+      if (this.graph) this.graph.update(this.data, this.index, this.live);
     }
 
     // the move list: one line per turn so far (who offered what, who took what, where the
