@@ -7,10 +7,12 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.core.cache import cache
 from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import Count, Q
+from django.db.models.expressions import Col
 from django.utils import timezone
 
 from arena import public_facts
@@ -224,6 +226,18 @@ def standings_version(league: League) -> str:
 _FIT_FIELDS = [f.attname for f in BatchRating._meta.concrete_fields]
 
 
+def _fit_values(row: tuple[Any, ...]) -> list[Any]:
+    """A fit's columns of a plain statement's row as the ORM would give them: the
+    backend's converters applied (SQLite gives a datetime as naive text, a boolean as 0
+    or 1; PostgreSQL needs none)."""
+    values = list(row)
+    for i, f in enumerate(BatchRating._meta.concrete_fields):
+        col = Col(BatchRating._meta.db_table, f)
+        for convert in connection.ops.get_db_converters(col) + col.get_db_converters(connection):
+            values[i] = convert(values[i], col, connection)
+    return values
+
+
 def _standings_sql() -> str:
     """Every standings row of a league as shown, with its bot, owner, whether it is
     entered and its batch fit, in one plain statement (the ORM's compilation of the three
@@ -265,7 +279,8 @@ def league_standings(
     batch: dict[int, BatchRating] = {}
     for row in found:
         if row[10] is not None:  # the fit's id
-            batch[row[0]] = BatchRating.from_db(DEFAULT_DB_ALIAS, _FIT_FIELDS, row[10:])
+            values = _fit_values(row[10:])
+            batch[row[0]] = BatchRating.from_db(DEFAULT_DB_ALIAS, _FIT_FIELDS, values)
     batch_at = max((b.computed_at for b in batch.values()), default=None)
     intervals = tied_intervals(batch)
     rows = [
@@ -282,7 +297,7 @@ def league_standings(
             forfeits=forfeits,
             batch=batch.get(bot_id),
             provisional=games < PROVISIONAL_GAMES,
-            entered=entered,
+            entered=bool(entered),  # SQLite answers EXISTS with 0 or 1
             rank_low=intervals[bot_id][0] if bot_id in intervals else None,
             rank_high=intervals[bot_id][1] if bot_id in intervals else None,
         )
