@@ -441,8 +441,9 @@ SPECTACULAR_SETTINGS = {
     # Swagger UI and Redoc from drf-spectacular-sidecar: served by us, nothing from a CDN
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
-    "REDOC_DIST": "SIDECAR",
-    # Redoc's own template asks Google for fonts: ours (templates/leaderboard/redoc.html)
+    # the sidecar's Redoc without the one address it fetches from a CDN (docs_assets.py)
+    "REDOC_DIST": "/api/redoc-dist",
+    # Redoc's own template asks Google for fonts: ours (arena/templates/arena/redoc.html)
     # does not, and the theme names system fonts
     "REDOC_UI_SETTINGS": {
         "theme": {

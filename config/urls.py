@@ -11,7 +11,7 @@ from drf_spectacular.views import (
 )
 
 from arena.views import healthz
-from leaderboard import account_views, downloads, errors
+from leaderboard import account_views, docs_assets, downloads, errors
 from leaderboard.account_views import LoginView
 
 FAVICON = "leaderboard/favicon.svg"
@@ -39,6 +39,7 @@ urlpatterns = [
         SpectacularRedocView.as_view(url_name="api-schema", template_name="arena/redoc.html"),
         name="api-redoc",
     ),
+    path("api/redoc-dist/bundles/redoc.standalone.js", docs_assets.redoc_bundle),
     path("api/", include("leaderboard.api.urls")),
     path("accounts/login/", LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
