@@ -20,6 +20,7 @@ that often, as a page that polls would.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterable
@@ -39,12 +40,20 @@ def _channel(match_id: int) -> str:
     return caches["default"].make_key(f"live:news:{match_id}")
 
 
+_clients: dict[tuple[int, str], Any] = {}
+
+
 def _redis() -> Any | None:
-    """The Redis client of the cache, or None where the cache is not Redis."""
+    """The Redis client of the cache, or None where the cache is not Redis (one per
+    process and address: the cache's own is built again on every call)."""
     backend = caches["default"]
     if not isinstance(backend, RedisCache):
         return None
-    return backend._cache.get_client(write=True)  # type: ignore[attr-defined]
+    key = (os.getpid(), str(backend._servers))  # type: ignore[attr-defined]
+    client = _clients.get(key)
+    if client is None:
+        client = _clients[key] = backend._cache.get_client(write=True)  # type: ignore[attr-defined]
+    return client
 
 
 class _Local:
@@ -86,6 +95,9 @@ def announce(match_ids: Iterable[int]) -> None:
         _local.announce(ids)
         return
     try:
+        if len(ids) == 1:
+            client.publish(_channel(ids[0]), b"1")
+            return
         with client.pipeline(transaction=False) as pipe:
             for m in ids:
                 pipe.publish(_channel(m), b"1")

@@ -126,7 +126,7 @@ CASES: list[tuple[dict[str, Any], set[str], dict[str, float]]] = [
 
 
 @pytest.mark.parametrize(
-    ("change", "moved", "expect"), CASES, ids=[next(iter(c[1])) for c in CASES]
+    ("change", "moved", "expect"), CASES, ids=["+".join(sorted(c[1])) for c in CASES]
 )
 def test_each_named_block_moves_when_its_thing_changes(
     change: dict[str, Any], moved: set[str], expect: dict[str, float]
