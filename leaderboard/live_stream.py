@@ -8,7 +8,8 @@ Events:
   mirrored pair is played), except that ``frames`` holds only the frames from index
   ``from`` on; the ones before are those the stream sent already. The first event of a
   stream has ``from`` 0. Its ``id`` is the number of frames.
-* ``end``: the match is over (``status``); the page becomes the replay.
+* ``end``: the match is over (``status``); the page plays it out to its last step (the
+  match page as its replay, TV before it moves on).
 * comments (``: keep-alive``) at least every ``KEEPALIVE_S``, so that a proxy keeps the
   connection and a closed one is noticed.
 

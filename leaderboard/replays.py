@@ -45,8 +45,8 @@ OVER = gamedb.OVER
 LIVE = (MatchStatus.QUEUED, MatchStatus.RUNNING)
 LIVE_NOTE = (
     "Live: this match is being played. Its public moves appear as a spectator sees them, "
-    "{delay} decision{s} behind the game; the page follows on its own and becomes the "
-    "replay when the game is over."
+    "{delay} decision{s} behind the game; the page follows on its own and plays the game "
+    "out to its last step when it is over."
 )
 PAIR_NOTE = (
     "Live: this match is being played while match {partner}, the other game of its mirrored "
