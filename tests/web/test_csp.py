@@ -4,6 +4,7 @@ with a listener for CSP violations (a violation is a failure, not just a console
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlparse
@@ -63,6 +64,15 @@ def strict_page(browser: Any, live_server: Any) -> Iterator[Any]:  # noqa: F811
     assert errors == [], f"JavaScript errors: {errors}"
 
 
+def until(pg: Any, expression: str) -> None:
+    """Wait for ``expression`` to hold, asked from here: Playwright's wait_for_function
+    evaluates a string in the page, which the policy forbids."""
+    deadline = time.monotonic() + 30
+    while not pg.evaluate(expression):
+        assert time.monotonic() < deadline, f"waited 30 s for {expression}"
+        pg.wait_for_timeout(50)
+
+
 def visit(pg: Any, url: str, ready: str) -> None:
     pg.goto(url)
     pg.wait_for_selector(ready, timeout=30_000)
@@ -98,12 +108,12 @@ def test_pages_viewer_and_api_docs_work_under_the_policy(
     # a live match's page: its frames pushed over server-sent events (connect-src 'self')
     live = make_live("Csp Live").live
     visit(page, f"{base}/matches/{live.pk}/", "#board svg circle.meeple")
-    page.wait_for_function("window.viewer && window.viewer.events")
+    until(page, "Boolean(window.viewer && window.viewer.events)")
     visit(page, f"{base}/api/docs/", ".swagger-ui .info .title")
     visit(page, f"{base}/api/redoc/", ".api-info h1")
     # its sidebar's attribution logo (drawn after the rest) comes from this server now
     page.wait_for_selector('img[alt="redocly logo"]', state="attached", timeout=30_000)
-    page.wait_for_function("document.querySelector('img[alt=\"redocly logo\"]').complete")
+    until(page, "document.querySelector('img[alt=\"redocly logo\"]').complete")
     assert page.evaluate("window.__csp") == []
     User.objects.create_superuser("csp-admin", password="a-long-pass-phrase")
     visit(page, f"{base}/admin/login/", "#login-form")
