@@ -58,17 +58,18 @@ def _month_range(month: str) -> tuple[datetime, datetime]:
     return start, end
 
 
-def partner_busy() -> Exists:
-    """For a ``MatchReplay`` row: a partner of the same deal not over yet (its game is
-    withheld while one exists; the site's replay endpoint asks the same)."""
+def partner_busy(via: str = "match__") -> Exists:
+    """For a ``MatchReplay`` row (or, with ``via=""``, a ``Match`` row): a partner of the
+    same deal not over yet (its game is withheld while one exists; the site's replay
+    endpoint and TV ask the same)."""
     return Exists(
         Match.objects.filter(
-            round_id=OuterRef("match__round_id"),
-            pairing_key=OuterRef("match__pairing_key"),
-            pair_index=OuterRef("match__pair_index"),
-            deck_seed=OuterRef("match__deck_seed"),
+            round_id=OuterRef(f"{via}round_id"),
+            pairing_key=OuterRef(f"{via}pairing_key"),
+            pair_index=OuterRef(f"{via}pair_index"),
+            deck_seed=OuterRef(f"{via}deck_seed"),
         )
-        .exclude(pk=OuterRef("match_id"))
+        .exclude(pk=OuterRef(f"{via}id"))
         .exclude(status__in=OVER)
     )
 

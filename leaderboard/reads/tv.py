@@ -22,11 +22,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
-from django.db.models import Exists, OuterRef
-
 from arena.models import Bot, Match, MatchStatus, Participation
 from arena.ratings.models import START_RATING, LiveRating
-from arena.services.gamedb import OVER
+from arena.services import gamedb
 from leaderboard.reads.matches import seats_prefetch
 from leaderboard.replays import withhold
 
@@ -81,27 +79,13 @@ class Candidate:
         )
 
 
-def _busy_partner() -> Exists:
-    """For a match row: the other game of its deal (a mirrored pair) is not over."""
-    return Exists(
-        Match.objects.filter(
-            round_id=OuterRef("round_id"),
-            pairing_key=OuterRef("pairing_key"),
-            pair_index=OuterRef("pair_index"),
-            deck_seed=OuterRef("deck_seed"),
-        )
-        .exclude(pk=OuterRef("pk"))
-        .exclude(status__in=OVER)
-    )
-
-
 def candidates(bot: Bot | None = None) -> list[Candidate]:
     """The matches being played (``bot``'s only, if given), most interesting first."""
     rows = Match.objects.filter(status=MatchStatus.RUNNING)
     if bot is not None:
         rows = rows.filter(pk__in=Participation.objects.filter(bot=bot).values("match_id"))
     matches = list(
-        rows.annotate(busy=_busy_partner())
+        rows.annotate(busy=gamedb.partner_busy(via=""))
         .select_related("league")
         .prefetch_related(seats_prefetch())
         .order_by("-started_at", "-id")[:CONSIDERED]
