@@ -86,3 +86,13 @@ def make_live(name: str = "Live League") -> LiveSetup:
     partner = Match.objects.get(pk=first)
     assert live.status == MatchStatus.RUNNING and partner.status == MatchStatus.FINISHED
     return LiveSetup(league, live, partner, hidden_strings(live))
+
+
+def longest_finished(min_turns: int = 4) -> Match:
+    """The finished match with the most turns (a test that steps through turns needs a
+    few; a deal can end a game in two)."""
+    match = Match.objects.filter(status=MatchStatus.FINISHED).order_by("-turns", "id").first()
+    assert match is not None and (match.turns or 0) >= min_turns, (
+        f"no finished game lasted {min_turns} turns"
+    )
+    return match

@@ -14,7 +14,7 @@ import pytest
 from django.test import Client
 
 from arena.models import Match, MatchStatus
-from tests.web.helpers import make_league
+from tests.web.helpers import longest_finished, make_league
 from tests.web.test_browser import (
     ARGS,
     CHROMIUM,
@@ -150,10 +150,7 @@ def test_the_move_list_matches_the_replay(page: Any, live_server: Any) -> None:
     the meeples went), the current turn highlighted, a click on a line goes to its turn;
     turns after the current step are not listed."""
     make_league("Moves League", ["greedy", "random"])
-    # the longest game: a line per turn needs a few turns to click through (a deal can end
-    # a game in two)
-    match = Match.objects.filter(status=MatchStatus.FINISHED).order_by("-turns", "id")[0]
-    assert match.turns is not None and match.turns > 2, "no game of the league lasted 3 turns"
+    match = longest_finished(3)
     page.goto(f"{live_server.url}/matches/{match.pk}/")
     step_is(page, 0)
     page.keyboard.press("End")

@@ -13,7 +13,7 @@ import pytest
 from django.test import Client
 
 from arena.models import Match, MatchStatus
-from tests.web.helpers import make_league, make_live
+from tests.web.helpers import longest_finished, make_league, make_live
 from tests.web.test_browser import browser, page, shot, step_is
 from tests.web.test_csp import strict_page, visit
 from tests.web.test_site_browser import phone, wide_enough
@@ -67,7 +67,7 @@ def shown_points(pg: Any) -> list[str]:
 
 def test_the_graph_is_the_replays_gap_and_agents_per_turn(page: Any, live_server: Any) -> None:
     make_league("Graph League", ["greedy", "random"])
-    match = Match.objects.filter(status=MatchStatus.FINISHED).order_by("id")[0]
+    match = longest_finished()
     data = api_frames(match.pk)
     frames = data["frames"]
     last = len(frames) - 1
@@ -193,7 +193,7 @@ def test_a_live_match_has_a_graph_and_nothing_decided(page: Any, live_server: An
 
 def test_the_graph_under_the_sites_policy(strict_page: Any, live_server: Any) -> None:
     make_league("Graph Csp League", ["greedy", "random"])
-    match = Match.objects.filter(status=MatchStatus.FINISHED).order_by("id")[0]
+    match = longest_finished()
     visit(strict_page, f"{live_server.url}/matches/{match.pk}/", f"{POINTS}[data-turn='1']")
     strict_page.keyboard.press("End")
     strict_page.wait_for_selector("#graph-decided")
@@ -204,7 +204,7 @@ def test_the_graph_under_the_sites_policy(strict_page: Any, live_server: Any) ->
 
 def test_the_graph_on_a_phone(phone: Any, live_server: Any) -> None:
     make_league("Graph Phone League", ["greedy", "random"], mode="advanced")
-    match = Match.objects.filter(status=MatchStatus.FINISHED).order_by("id")[0]
+    match = longest_finished()
     frames = api_frames(match.pk)["frames"]
     phone.goto(f"{live_server.url}/matches/{match.pk}/")
     step_is(phone, 0)
@@ -231,7 +231,7 @@ def test_the_local_viewer_draws_the_same_graph(page: Any, tmp_path: Any, live_se
     from avenue_sdk.viewer.local import ReplayServer, load_record
 
     make_league("Graph Local League", ["greedy", "random"])
-    match = Match.objects.filter(status=MatchStatus.FINISHED).order_by("id")[0]
+    match = longest_finished()
     path = tmp_path / "match.json"
     path.write_bytes(Client().get(f"/api/matches/{match.pk}/replay/").content)
     frames = api_frames(match.pk)["frames"]
