@@ -1,0 +1,69 @@
+"""A league in seasons and divisions, in this process against PostgreSQL: rounds within
+divisions, the season's end frozen once, promotion applied, the next season's start."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.models import Entry, League, Participation
+from arena.seasons.ending import do_end_due_seasons, do_end_season
+from arena.seasons.models import Movement, Season, SeasonStanding, SeasonStatus
+from arena.services.errors import LeagueError
+from arena.services.rounds import do_schedule_round
+from arena.signals import season_ended
+from tests.seasons.helpers import play_round, running, season_league
+
+pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
+
+
+def _divisions(league: League) -> dict[int, int]:
+    rows = Entry.objects.filter(league=league).values_list("bot_id", "division")
+    return {bot: division for bot, division in rows if division is not None}
+
+
+def test_a_season_of_two_rounds_ends_once_and_promotes() -> None:
+    league = season_league("Seasoned", 6, rounds_per_season=2, divisions=2, division_size=3,
+                           promote=1)  # fmt: skip
+    before = _divisions(league)
+    assert sorted(before.values()) == [1, 1, 1, 2, 2, 2]
+    heard: list[dict[str, object]] = []
+
+    def listen(sender: object, **kw: object) -> None:
+        heard.append(kw)
+
+    season_ended.connect(listen)
+    try:
+        for _ in range(2):
+            rnd = play_round(league)
+            # every match within one division
+            for match in rnd.matches.all():
+                bots = Participation.objects.filter(match=match).values_list("bot_id", flat=True)
+                assert len({before[b] for b in bots}) == 1
+        with pytest.raises(LeagueError, match="has its 2 rounds"):
+            do_schedule_round(league, enqueue=False)
+        ended = do_end_due_seasons(league.pk)
+        assert [e.season for e in ended] == [1]
+        assert do_end_season(Season.objects.get(league=league, number=1).pk) is None
+    finally:
+        season_ended.disconnect(listen)
+    assert len(heard) == 1 and heard[0]["league"] == league
+    first = Season.objects.get(league=league, number=1)
+    assert first.status == SeasonStatus.ENDED and first.last_round == 2
+    rows = list(SeasonStanding.objects.filter(season=first))
+    assert len(rows) == 6
+    up = [r for r in rows if r.movement == Movement.UP]
+    down = [r for r in rows if r.movement == Movement.DOWN]
+    assert [(r.division, r.place) for r in up] == [(2, 1)]
+    assert [(r.division, r.place) for r in down] == [(1, 3)]
+    after = _divisions(league)
+    assert after[up[0].bot_id] == 1 and after[down[0].bot_id] == 2
+    assert sorted(after.values()) == [1, 1, 1, 2, 2, 2]
+    # the table: games of the season only, the season's Elo from its start
+    assert sum(r.games for r in rows) == Participation.objects.filter(league=league).count()
+    assert all(r.fit_elo is not None for r in rows)
+    nxt = running(league)
+    assert nxt.number == 2 and nxt.first_round == 3
+    # carry-over: the second season starts where the first ended
+    starts = {int(b): v for b, v in nxt.start_ratings.items()}
+    assert starts == {r.bot_id: str(r.rating) for r in rows}
+    play_round(league)  # season 2's first round, with the new divisions
