@@ -8,9 +8,9 @@
   cap(lower))``, where ``cap`` is a division's size when it has one neighbour (the top or
   the lowest) and half its size (rounded down) when it has two, so that no bot is both
   promoted and relegated in a division smaller than 2K.
-* **Sizes**: after the swaps the league's order (division by division, place by place) is
-  cut again into divisions of ``size`` (the lowest takes the rest), which also refills a
-  division that bots left; a bot whose division changed by the cut moved as well.
+* **Sizes**: a division is filled up to ``size`` from the top of the one below (more
+  than the ``s`` promoted when bots left it), and the lowest takes the rest; the bots
+  relegated from a division are never the ones that fill it again.
 * **Start of a season**: reset (1500), carry-over (the last season's Elo) or a soft
   reset toward the mean (``mean + factor x (last - mean)``, the mean over the bots that
   have a last rating, so the league's sum is kept up to the rounding).
@@ -80,17 +80,28 @@ def cut(order: Sequence[int], count: int, size: int) -> dict[int, int]:
 
 
 def next_divisions(lines: Sequence[Line], count: int, size: int, promote: int) -> dict[int, int]:
-    """Every bot's division next season: the swaps at each boundary, then the cut."""
+    """Every bot's division next season: at each boundary, top first, the division keeps
+    its best (all but the bottom ``s`` swapping, and no more than ``size``), the rest go
+    down, and it is filled up to ``size`` from the top of the division below (the ``s``
+    swapping, and more when bots left it). A lowest division larger than ``size`` spills
+    into a new one when the league has room for more divisions."""
+    if count < 1 or size < 1:
+        raise ValueError("a league has at least one division of at least one bot")
     divisions = by_division(lines)
-    ordered = [divisions[d] for d in sorted(divisions)]
-    swaps = swap_counts([len(d) for d in ordered], promote)
-    columns = [[line.bot_id for line in d] for d in ordered]
-    for i, s in enumerate(swaps):
-        if s:
-            upper, lower = columns[i], columns[i + 1]
-            columns[i] = upper[: len(upper) - s] + lower[:s]
-            columns[i + 1] = upper[len(upper) - s :] + lower[s:]
-    return cut([bot for column in columns for bot in column], count, size)
+    columns = [[line.bot_id for line in divisions[d]] for d in sorted(divisions)]
+    swaps = swap_counts([len(c) for c in columns], promote)
+    if len(columns) > count:  # fewer divisions than last season: the lowest ones merge
+        columns[count - 1 :] = [[b for c in columns[count - 1 :] for b in c]]
+    while len(columns) < count and len(columns[-1]) > size:
+        columns[-1:] = [columns[-1][:size], columns[-1][size:]]
+    for i in range(len(columns) - 1):
+        s = swaps[i] if i < len(swaps) else 0
+        upper, lower = columns[i], columns[i + 1]
+        keep = upper[: min(len(upper) - s, size)]
+        need = size - len(keep)
+        columns[i] = keep + lower[:need]
+        columns[i + 1] = upper[len(keep) :] + lower[need:]
+    return {bot: d for d, column in enumerate(columns, 1) for bot in column}
 
 
 def start_ratings(

@@ -67,3 +67,46 @@ def test_a_season_of_two_rounds_ends_once_and_promotes() -> None:
     starts = {int(b): v for b, v in nxt.start_ratings.items()}
     assert starts == {r.bot_id: str(r.rating) for r in rows}
     play_round(league)  # season 2's first round, with the new divisions
+
+
+def _within_divisions(league: League, rnd_matches: list[int]) -> None:
+    divisions = _divisions(league)
+    assert rnd_matches
+    for match_id in rnd_matches:
+        bots = Participation.objects.filter(match_id=match_id).values_list("bot_id", flat=True)
+        assert len({divisions[b] for b in bots}) == 1, match_id
+
+
+def test_information_matchmaking_pairs_within_divisions() -> None:
+    from arena.seasons.services import SeasonConfig, do_configure_seasons
+    from tests.leagues.factory import house_league
+
+    league = house_league("Informed", ["random"] * 8, format="information", games_per_bot=3)
+    do_configure_seasons(
+        league, SeasonConfig(rounds_per_season=3, divisions=2, division_size=4, promote=1)
+    )
+    scheduled = do_schedule_round(league, enqueue=False)
+    assert scheduled is not None
+    _within_divisions(league, scheduled.matches)
+    # every bot plays: both divisions are paired
+    seated = set(Participation.objects.filter(league=league).values_list("bot_id", flat=True))
+    assert len(seated) == 8
+
+
+def test_a_newcomer_plays_in_the_lowest_division() -> None:
+    from arena.services import leagues as svc
+
+    league = season_league("Newcomers", 4, rounds_per_season=3, divisions=2, division_size=2,
+                           promote=1)  # fmt: skip
+    bot = svc.do_create_house_bot("newcomer-random", "random")
+    svc.do_enter(league, bot)
+    assert Entry.objects.get(league=league, bot=bot).division is None
+    scheduled = do_schedule_round(league, enqueue=False)
+    assert scheduled is not None
+    opponents = set(
+        Participation.objects.filter(league=league, match__participations__bot=bot)
+        .exclude(bot=bot)
+        .values_list("bot_id", flat=True)
+    )
+    divisions = _divisions(league)
+    assert opponents and {divisions[b] for b in opponents} == {2}
