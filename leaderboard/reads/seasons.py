@@ -188,6 +188,8 @@ def season_view(league: League, season: Season) -> SeasonView:
 
 
 def find_season(league: League, number: int) -> Season | None:
+    if not 0 < number < 2**31:  # no such season (and no number PostgreSQL's column takes)
+        return None
     return Season.objects.filter(league=league, number=number).first()
 
 

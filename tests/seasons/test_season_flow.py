@@ -110,3 +110,35 @@ def test_a_newcomer_plays_in_the_lowest_division() -> None:
     )
     divisions = _divisions(league)
     assert opponents and {divisions[b] for b in opponents} == {2}
+
+
+def test_a_season_by_time_ends_after_its_last_round_and_a_withdrawn_bot_leaves() -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from arena.services import leagues as svc
+
+    league = season_league("Timed", 4, seconds_per_season=3600, divisions=2, division_size=2,
+                           promote=1, start_rule="reset")  # fmt: skip
+    season = running(league)
+    assert season.rounds is None and season.ends_at is not None
+    play_round(league)
+    assert do_end_due_seasons(league.pk) == []  # its time is not up
+    gone = Entry.objects.filter(league=league).order_by("id").first()
+    assert gone is not None
+    svc.do_withdraw(league, gone.bot)
+    Season.objects.filter(pk=season.pk).update(ends_at=timezone.now() - timedelta(seconds=1))
+    with pytest.raises(LeagueError, match="its time is up"):
+        do_schedule_round(league, enqueue=False)
+    assert [e.season for e in do_end_due_seasons(league.pk)] == [1]
+    row = SeasonStanding.objects.get(season=season, bot=gone.bot)
+    assert row.movement == Movement.LEFT and row.next_division is None
+    assert Entry.objects.get(pk=gone.pk).division is None
+    nxt = running(league)
+    # reset: every bot starts season 2 at 1500, the withdrawn one is not in it
+    assert nxt.start_ratings == {
+        str(e.bot_id): "1500.0000" for e in Entry.objects.filter(league=league, active=True)
+    }
+    # three bots left: division 1 full (2), the lowest takes the rest
+    assert sorted(d for d in _divisions(league).values()) == [1, 1, 2]
