@@ -3,6 +3,7 @@ process killed (SIGKILL) between the steps of the end, against PostgreSQL."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -120,3 +121,44 @@ def test_a_process_killed_midway_leaves_the_season_to_end_once(cluster: Cluster,
     seasons, _, frozen = _state(league)
     assert seasons == [(1, SeasonStatus.ENDED), (2, SeasonStatus.RUNNING)]
     assert frozen == 6
+
+
+def test_two_processes_let_go_at_once_end_the_season_once(cluster: Cluster, tmp_path: Path) -> None:
+    league = _due_league("Barrier")
+    season = running(league)
+    before = _state(league)
+    barrier = tmp_path / "go"
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                str(HERE / "end_in_process.py"),
+                str(season.pk),
+                "--barrier",
+                str(barrier),
+            ],
+            env=cluster.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )  # fmt: skip
+        for _ in range(2)
+    ]
+    try:
+        for p in procs:  # both set up and waiting
+            assert p.stdout is not None
+            assert p.stdout.readline().strip() == "ready"
+        barrier.touch()
+        outputs = [p.communicate(timeout=120)[0] for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait(30)
+    assert all(p.returncode == 0 for p in procs), outputs
+    answers = [json.loads(out.strip().splitlines()[-1])["ended"] for out in outputs]
+    assert sorted(a is None for a in answers) == [False, True], outputs
+    seasons, divisions, frozen = _state(league)
+    assert seasons == [(1, SeasonStatus.ENDED), (2, SeasonStatus.RUNNING)]
+    assert frozen == 6
+    assert len({b for b, d in divisions.items() if d != before[1][b]}) == 2
