@@ -139,7 +139,7 @@ def describe(rule: str, factor: float, divisions: int, promote: int) -> str:
         return f"Each season {start}."
     return (
         f"Each season {start}. {divisions} divisions: the top {promote} of each move up and "
-        f"the bottom {promote} move down at the season's end (fewer in a division smaller "
-        f"than {2 * promote}); places by season Elo, then wins, then the batch fit; a new "
+        f"the bottom {promote} move down at the season's end (fewer in a division of fewer "
+        f"than {2 * promote} bots); places by season Elo, then wins, then the batch fit; a new "
         "bot starts in the lowest division."
     )
