@@ -146,6 +146,35 @@ def _grouping(entries: Sequence[int], seats: int, rng: random.Random) -> list[li
     return groups
 
 
+def division_groups(divisions: Mapping[int, int | None], seats: int = 2) -> list[list[int]]:
+    """Entries (``{entry: division}``) grouped by division, top first, for rounds that pair
+    within a division only (``arena.seasons``). An entry not placed yet (None) plays in
+    the lowest division; a league with no division at all is one group. A group too small
+    to play (fewer than ``max(2, seats)``) is left out: its entries sit this round out."""
+    known = [d for d in divisions.values() if d is not None]
+    lowest = max(known) if known else 0
+    groups: dict[int, list[int]] = {}
+    for entry, d in sorted(divisions.items()):
+        groups.setdefault(d if d is not None else lowest, []).append(entry)
+    return [g for _, g in sorted(groups.items()) if len(g) >= max(2, seats)]
+
+
+def division_pairings(
+    groups: Sequence[Sequence[int]],
+    seats: int,
+    round_number: int,
+    seed: int,
+    history: Mapping[frozenset[int], int] | None = None,
+) -> list[Pairing]:
+    """``round_pairings`` of each group (division), one after the other; slots of
+    different groups share no entry, so they keep their numbers and play side by side."""
+    out: list[Pairing] = []
+    for group in groups:
+        for p in round_pairings(group, seats, round_number, seed, history):
+            out.append(Pairing(p.slot, len(out), p.team_a, p.team_b))
+    return out
+
+
 def pair_games(
     pairing: Pairing,
     *,

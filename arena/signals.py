@@ -3,8 +3,12 @@
 ``token_revoked(bot_id, reason)``: sent after the commit that revoked or rotated a bot's
 token; the relay ends the bot's open streams on every gateway
 (``arena.adapters.relay.revocation``, connected when Django starts).
+
+``season_ended(league, season, bot_ids)``: sent after the commit that ended a league's
+season (its table frozen, promotion and relegation applied: ``arena.seasons.ending``).
 """
 
 from django.dispatch import Signal
 
 token_revoked = Signal()
+season_ended = Signal()

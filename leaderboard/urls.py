@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import include, path
 
 from leaderboard import (  # noqa: F401 - converters registers the path converters
     account_views,
@@ -17,6 +17,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("leagues/", views.leagues, name="leagues"),
     path("leagues/<slug:slug>/", views.league, name="league"),
+    path("leagues/<slug:slug>/seasons/", include("leaderboard.season_urls")),
     path("leagues/<slug:slug>/games/<str:name>", gamedb_views.archive, name="game-archive"),
     path(
         "leagues/<slug:slug>/h2h/<botname:name>/<botname:opponent>/",

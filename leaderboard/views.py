@@ -22,6 +22,7 @@ from leaderboard.reads import index as index_reads
 from leaderboard.reads import leagues as league_reads
 from leaderboard.reads import matches as match_reads
 from leaderboard.reads import owner as owner_reads
+from leaderboard.reads import seasons as season_reads
 from leaderboard.rules_page import rules_page
 
 
@@ -100,6 +101,7 @@ def league(request: HttpRequest, slug: str) -> HttpResponse:
             "next_round": next_round,
             "schedule_note": schedule_note,
             "archives": gamedb.archives(obj),
+            "season_panel": season_reads.league_panel(obj, versions.standings),
         },
     )
 
@@ -128,6 +130,7 @@ def bot(request: HttpRequest, name: str) -> HttpResponse:
             if obj.kind == BotKind.HOUSE
             else bot_reads.connected_now([obj.pk])[obj.pk],
             "is_owner": request.user.is_authenticated and obj.owner_id == request.user.pk,
+            "past_seasons": season_reads.bot_seasons(obj),
         },
     )
 

@@ -51,12 +51,27 @@ def run_matches(match_ids: list[int]) -> list[str]:
 @app.task(name="arena.schedule_due_rounds", acks_late=True, soft_time_limit=120, time_limit=180)
 def schedule_due_rounds(league_id: int | None = None) -> dict[str, object]:
     from arena.hosting import testlease
+    from arena.seasons.ending import do_end_due_seasons
     from arena.services.rounds import do_schedule_due_rounds
 
+    # a season whose last round is complete ends first: the next round is the next
+    # season's, in the divisions its promotion made
+    ended = [] if league_id is None else do_end_due_seasons(league_id)
     report = do_schedule_due_rounds(league_id).to_json()
+    if ended:
+        report["seasons_ended"] = [e.to_json() for e in ended]
     if league_id is None:  # the reaper's run: lost version tests too
         report["version_tests_resent"] = testlease.reap()
     return report
+
+
+@app.task(name="arena.end_due_seasons", acks_late=True, soft_time_limit=600, time_limit=660)
+def end_due_seasons(league_id: int | None = None) -> list[dict[str, object]]:
+    """The beat's check of due seasons (``arena.seasons.ending``): each ends exactly once,
+    however many workers run this at once."""
+    from arena.seasons.ending import do_end_due_seasons
+
+    return [e.to_json() for e in do_end_due_seasons(league_id)]
 
 
 @app.task(name="arena.recompute_ratings", soft_time_limit=1800, time_limit=1900)

@@ -164,6 +164,10 @@ class Entry(models.Model):
     league = models.ForeignKey(League, on_delete=models.CASCADE, related_name="entries")
     bot = models.ForeignKey(Bot, on_delete=models.PROTECT, related_name="entries")
     active = models.BooleanField(default=True)
+    #: the entry's division when the league is split (1 = the top; ``arena.seasons``):
+    #: rounds pair entries of one division only. None: not split, or a newcomer not
+    #: placed yet, who plays in the lowest division until the season's end places it
+    division = models.PositiveSmallIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

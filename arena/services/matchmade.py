@@ -41,7 +41,7 @@ from arena.dispatch import enqueue_round
 from arena.matchmaking import Candidate, information_pairings, sigma_of, slots
 from arena.models import Entry, League, Match, Participation, Round, RoundStatus
 from arena.ratings.models import START_RATING, BatchRating, LiveRating
-from arena.scheduling import Pairing
+from arena.scheduling import Pairing, division_groups
 from arena.services.leagues import house_only
 
 #: called after each batch with (matches written so far, matches the round will have)
@@ -128,12 +128,16 @@ def do_write_round(
     transactions = 1
     # unforeseeable before the round is written: who meets whom among equals, who is team A
     rng = random.Random(new_seed())
-    pairs = information_pairings(
-        candidates_of(league, entries),
-        league.games_per_bot,
-        rng,
-        taken=[(a, b) for a, b, _ in taken],
-    )
+    # within each division only (one group when the league is not split)
+    pairs: list[tuple[int, int]] = []
+    for group in division_groups({e.pk: e.division for e in entries}):
+        members = set(group)
+        pairs += information_pairings(
+            candidates_of(league, [e for e in entries if e.pk in members]),
+            league.games_per_bot,
+            rng,
+            taken=[(a, b) for a, b, _ in taken if a in members],
+        )
     given = slots(pairs, taken)
     # queue order = id order: slot by slot, so that matches next to each other in the queue
     # share no bot (as round robin's circle method does)

@@ -7,6 +7,7 @@ port (``arena.dispatch``), on commit.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -28,7 +29,7 @@ from arena.models import (
     Round,
     RoundStatus,
 )
-from arena.scheduling import Pairing, meetings, pair_games, round_pairings
+from arena.scheduling import Pairing, division_groups, division_pairings, meetings, pair_games
 from arena.services.completion import do_complete_round_if_done
 from arena.services.leagues import LeagueError, check_can_schedule, house_only
 from arena.services.matchmade import OnBatch, do_write_round
@@ -37,6 +38,11 @@ logger = logging.getLogger(__name__)
 
 
 # ------------------------------------------------------------------ scheduling
+
+#: checks that may refuse a league's next round (raising ``LeagueError``), run with the
+#: league row locked; apps add theirs when Django starts (``arena.seasons``: a season
+#: whose rounds are all made waits for its end before the next one)
+round_guards: list[Callable[[League], None]] = []
 
 
 def _history(league: League) -> dict[frozenset[int], int]:
@@ -99,6 +105,9 @@ def do_schedule_round(
             if not when_previous_incomplete:
                 return None
         entries = check_can_schedule(league)
+        if not resume:
+            for guard in round_guards:
+                guard(league)
         if resume:
             assert last is not None
             rnd = last  # a run that stopped midway: finish this round, start no other
@@ -130,8 +139,12 @@ def _schedule_round_robin(
     if not created and rnd.matches.exists():
         return Scheduled(rnd, False)
     by_id: dict[int, Entry] = {e.pk: e for e in entries}
-    pairings = round_pairings(
-        list(by_id),
+    groups = division_groups({e.pk: e.division for e in entries}, league.seats)
+    if not groups:
+        raise LeagueError(f"no division of league {league.name} has enough entries to play")
+    # within each division only (one group when the league is not split)
+    pairings = division_pairings(
+        groups,
         league.seats,
         number,
         # the groupings of team leagues: public once scheduled, unforeseeable before

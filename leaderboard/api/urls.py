@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import include, path
 
 from leaderboard import converters  # noqa: F401 - registers the id and botname converters
 from leaderboard.api import analytics, games, hosting, tv, views
@@ -9,6 +9,7 @@ urlpatterns = [
     path("leagues/", views.LeagueList.as_view(), name="leagues"),
     path("leagues/<slug:slug>/", views.LeagueDetail.as_view(), name="league"),
     path("leagues/<slug:slug>/standings/", views.LeagueStandings.as_view(), name="standings"),
+    path("leagues/<slug:slug>/seasons/", include("leaderboard.api.seasons")),
     path("bots/", views.BotList.as_view(), name="bots"),
     path("bots/<botname:name>/", views.BotDetail.as_view(), name="bot"),
     path(

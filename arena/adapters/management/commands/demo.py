@@ -55,6 +55,7 @@ from arena.adapters.management.demo_sdk import (
     stop_sdk,
     wait_connected,
 )
+from arena.adapters.management.demo_seasons import setup_demo_seasons
 from arena.adapters.management.demo_web import ThreadedServer, check_ports, web_server
 from arena.adapters.relay.local import shared_relay
 from arena.models import (
@@ -163,6 +164,7 @@ class Command(BaseCommand):
             stdout=cast(TextIO, self.stdout), stderr=cast(TextIO, self.stderr)
         )
         league = league_cmd.demo_league(o["search_playouts"])
+        setup_demo_seasons(league, self.stdout)  # two divisions over a short season
         gateway: GatewayThread | None = None
         sdk: subprocess.Popen[bytes] | None = None
         httpd: ThreadedServer | None = None

@@ -29,6 +29,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Count
 
 from arena.adapters.management import faults
+from arena.adapters.management.demo_seasons import end_due_seasons_here
 from arena.adapters.management.league_args import add_league_arguments
 from arena.adapters.play.roundplay import play_round_here
 from arena.dispatch import dispatcher
@@ -361,6 +362,7 @@ class Command(BaseCommand):
             f"round {rnd.number}: {rnd.status}, {total} matches in "
             f"{time.perf_counter() - started:.1f} s"
         )
+        end_due_seasons_here(league, self.stdout)  # no beat here: the season's end, if due
         return True
 
     def _describe(self, match_id: int) -> str:

@@ -1,0 +1,1 @@
+"""Seasons of a league and its divisions with promotion and relegation (docs/seasons.md)."""
