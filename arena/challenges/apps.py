@@ -1,0 +1,17 @@
+from django.apps import AppConfig
+
+
+class ChallengesConfig(AppConfig):
+    """Challenge matches and sparring runs against the house bots (docs/challenges.md)."""
+
+    name = "arena.challenges"
+    label = "challenges"
+    verbose_name = "Challenges"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from arena import dispatch
+        from arena.challenges.services import challenge_matches
+
+        # challenge games wait behind league play on the workers' queue
+        dispatch.register_deferred(challenge_matches)
