@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from django.db.models import Q
 
-from arena.challenges.models import Challenge, ChallengeKind
+from arena.challenges.models import Challenge, ChallengeKind, ChallengeLeague
 from arena.models import Match, MatchStatus, Participation
 
 if TYPE_CHECKING:
@@ -115,6 +115,22 @@ def sparring_of(bot_id: int, limit: int = 30) -> list[Challenge]:
 
 def of_match(match_id: int) -> Challenge | None:
     return Challenge.objects.select_related(*RELATED).filter(round__matches__id=match_id).first()
+
+
+#: league id or slug -> whether it is a challenge league: a league is made one in the
+#: transaction that creates it and never stops being one, so each is asked once per process
+_hidden: dict[int | str, bool] = {}
+
+
+def is_challenge_league(key: int | str) -> bool:
+    """Whether the league of this id (or slug) is a challenge league (asked of the
+    database once per league and process: match rows ask it for every row they render)."""
+    found = _hidden.get(key)
+    if found is None:
+        field = "league_id" if isinstance(key, int) else "league__slug"
+        found = ChallengeLeague.objects.filter(**{field: key}).exists()
+        _hidden[key] = found
+    return found
 
 
 def payload(challenge: Challenge, st: ChallengeState | None = None) -> dict[str, object]:

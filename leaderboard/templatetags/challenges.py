@@ -51,7 +51,14 @@ def challenge_form(context: template.Context, bot: Bot) -> SafeString:
 
 @register.simple_tag
 def challenge_badge(match: Any) -> SafeString:
-    """A challenge's match rows say so, and who asked (rows are cached: this renders once)."""
+    """A challenge's match rows say so, and who asked (rows are cached: this renders once).
+    Only a row of a challenge league asks which challenge (a league's own round table, whose
+    rows carry no league, is never one: the challenge leagues are listed nowhere)."""
+    league_id = getattr(match, "league_id", None)
+    league = getattr(match, "league", None)
+    key = league_id if isinstance(league_id, int) else getattr(league, "slug", None)
+    if key is None or not reads.is_challenge_league(key):
+        return SafeString("")
     found = reads.of_match(int(match.pk))
     if found is None:
         return SafeString("")
