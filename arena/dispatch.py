@@ -102,7 +102,10 @@ def enqueue_round(match_ids: list[int], *, house_only: bool) -> None:
 
 
 def enqueue_fit(league_id: int) -> None:
-    """Refit the league's batch ratings once the current transaction commits."""
+    """Refit the league's batch ratings once the current transaction commits (not for a
+    league an app said has no ratings: ``register_unrated``)."""
+    if any(test(league_id) for test in _unrated):
+        return
     transaction.on_commit(lambda: dispatcher().fit_ratings(league_id))
 
 
@@ -125,6 +128,16 @@ def register_deferred(test: Callable[[Sequence[int]], bool]) -> None:
     matches are extra, as challenges: ``arena.challenges``)."""
     if test not in _deferred:
         _deferred.append(test)
+
+
+#: tests (league_id) -> whether the league has no ratings to fit (a challenge league:
+#: unrated, listed nowhere; a fit of all its games after every challenge would only grow)
+_unrated: list[Callable[[int], bool]] = []
+
+
+def register_unrated(test: Callable[[int], bool]) -> None:
+    if test not in _unrated:
+        _unrated.append(test)
 
 
 def deferred(match_ids: Sequence[int]) -> bool:

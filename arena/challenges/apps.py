@@ -11,7 +11,10 @@ class ChallengesConfig(AppConfig):
 
     def ready(self) -> None:
         from arena import dispatch
+        from arena.challenges.reads import is_challenge_league
         from arena.challenges.services import challenge_matches
 
         # challenge games wait behind league play on the workers' queue
         dispatch.register_deferred(challenge_matches)
+        # and their leagues are not fitted when a challenge's round completes
+        dispatch.register_unrated(is_challenge_league)

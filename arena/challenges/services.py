@@ -368,7 +368,9 @@ def house_bots() -> list[Bot]:
     return [b for b in found if b.pk not in refused]
 
 
-def check_spar(user: User, bot: Bot, games: int) -> list[Bot]:
+def check_spar(
+    user: User, bot: Bot, games: int, online: Mapping[int, bool | None] | None = None
+) -> list[Bot]:
     owned_bots.check_owner(user, bot)
     check_games(games)
     if bot.kind != BotKind.HOSTED:
@@ -380,6 +382,10 @@ def check_spar(user: User, bot: Bot, games: int) -> list[Bot]:
 
     if active_version(bot) is None:
         raise ChallengeError(f"{bot.name} has no checked version yet: upload one first")
+    if not _online(bot, online or {}):
+        raise ChallengeError(
+            f"no bot host serves {bot.name} now, so it cannot play; try again when one runs"
+        )
     partners = house_bots()
     if not partners:
         raise ChallengeError("this arena has no house bot to spar with")
@@ -387,12 +393,17 @@ def check_spar(user: User, bot: Bot, games: int) -> list[Bot]:
 
 
 def do_spar(
-    user: User, bot: Bot, games: int = 1, *, mode: str = LeagueMode.SIMPLE
+    user: User,
+    bot: Bot,
+    games: int = 1,
+    *,
+    mode: str = LeagueMode.SIMPLE,
+    online: Mapping[int, bool | None] | None = None,
 ) -> list[Challenge]:
     """ "Play my new version against the house bots now": a best-of-``games`` against each
     house bot, unrated, each counted against the quota."""
     with transaction.atomic():
-        partners = check_spar(user, bot, games)
+        partners = check_spar(user, bot, games, online)
         _lock_user(user)
         check_quota(user, len(partners))
         league = hidden_league(mode)

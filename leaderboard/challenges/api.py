@@ -132,7 +132,7 @@ class Sparring(ArenaView):
         bot = svc.owned_bot(request.user, name)
         data = _valid(SparRequest(data=request.data))
         try:
-            made = challenges.do_spar(request.user, bot, data["games"])
+            made = challenges.do_spar(request.user, bot, data["games"], online=online(bot))
         except challenges.ChallengeError as exc:
             return refusal(exc)
         return Response(

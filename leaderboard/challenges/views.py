@@ -89,7 +89,7 @@ def spar(request: HttpRequest, name: str) -> HttpResponse:
         bot = svc.owned_bot(request.user, name)
         if games is None:
             raise challenges.ChallengeError("games must be a whole number (an odd N)")
-        made = challenges.do_spar(request.user, bot, games)
+        made = challenges.do_spar(request.user, bot, games, online=online(bot))
     except (challenges.ChallengeError, svc.NotOwner, svc.NotFound) as exc:
         return _refused(request, exc)
     messages.success(

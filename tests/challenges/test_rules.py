@@ -5,10 +5,14 @@ says that challenge games wait behind league play)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
+import redis
 from django.urls import reverse
 
+from arena.adapters.relay.wire import Keys
 from arena.challenges.models import Challenge, ChallengeKind, ChallengeLeague
 from arena.hosting.models import CodeVersion, VersionStatus
 from arena.models import Bot, BotKind, League, Match, MatchStatus, Participation
@@ -188,6 +192,21 @@ def test_the_bot_page_offers_the_form_to_a_signed_in_owner_of_another_bot(people
     assert people.mine.name in switches and " checked" not in switches
 
 
+@contextmanager
+def _held(settings, bot: Bot) -> Iterator[None]:  # noqa: ANN001
+    """The bot's relay channel subscribed, as a gateway holding its stream subscribes it
+    (``RedisRelay.is_connected`` counts the subscribers)."""
+    client = redis.Redis.from_url(str(settings.REDIS_URL))
+    sub = client.pubsub()
+    sub.subscribe(Keys(settings.RELAY_PREFIX).bot(str(bot.pk)))
+    sub.get_message(timeout=5)  # the subscription's confirmation
+    try:
+        yield
+    finally:
+        sub.close()
+        client.close()
+
+
 def test_sparring_plays_the_active_version_against_each_house_bot(
     people: People,
     queue: str,
@@ -204,7 +223,13 @@ def test_sparring_plays_the_active_version_against_each_house_bot(
         bot=hosted, number=1, archive=b"", sha256="0" * 64, entry_point="m:B", filename="m.py",
         size=1, status=VersionStatus.READY, active=True,
     )  # fmt: skip
-    page = alice.post(reverse("leaderboard:sparring", args=[hosted.name]), {"games": "3"})
+    # no bot host serves it: it could not play
+    offline = alice.post(url, {"games": 3}, content_type="application/json")
+    assert offline.status_code == 400
+    assert "no bot host serves alice-hosted now" in offline.json()["error"]
+    # a stream held on its relay channel is what a bot host serving it looks like
+    with _held(settings, hosted):
+        page = alice.post(reverse("leaderboard:sparring", args=[hosted.name]), {"games": "3"})
     assert page.status_code == 302 and page["Location"].endswith("#sparring")
     runs = list(Challenge.objects.filter(kind=ChallengeKind.SPARRING).order_by("opponent__name"))
     assert [c.opponent.name for c in runs] == [greedy.name, people.house.name]

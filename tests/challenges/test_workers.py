@@ -9,7 +9,7 @@ from django.test import Client
 
 from arena.challenges.models import Challenge
 from arena.models import Match, MatchReplay, MatchStatus, Participation, RoundStatus
-from arena.ratings.models import LiveRating, RatedMatch
+from arena.ratings.models import BatchRating, LiveRating, RatedMatch
 from arena.services import leagues as league_services
 from arena.services.rounds import do_schedule_round
 from tests.challenges.conftest import People
@@ -48,6 +48,8 @@ def test_a_best_of_three_played_end_to_end_by_a_worker_unrated(
         (m.pk, m.status, m.error) for m in games
     ]
     assert MatchReplay.objects.filter(match__in=games).count() == 3
+    # no batch fit either: the challenge's league has no ratings to show
+    assert not BatchRating.objects.filter(league=games[0].league_id).exists()
     assert not RatedMatch.objects.filter(match__in=games).exists()
     assert not Participation.objects.filter(match__in=games, rating_change__isnull=False).exists()
     after = {
