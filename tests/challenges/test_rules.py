@@ -256,3 +256,35 @@ def test_a_challenge_changes_no_rating(people: People, queue: str) -> None:
     assert m.status == MatchStatus.FINISHED and not m.rated
     assert not RatedMatch.objects.filter(match=m).exists()
     assert all(p.rating_change is None for p in Participation.objects.filter(match=m))
+
+
+def test_two_requests_racing_for_the_last_challenge_of_the_day_get_one(
+    people: People,
+    queue: str,
+    settings,  # noqa: ANN001
+) -> None:
+    """The requester's row is locked while the quota is counted and the challenge written:
+    two requests at once (two threads, two database connections) for the one challenge
+    left get one 201 and one 429, whichever comes first."""
+    import threading
+
+    from django.db import connection
+
+    settings.CHALLENGES_PER_DAY = 1
+    answers: list[int] = []
+    go = threading.Barrier(2)
+
+    def ask() -> None:
+        try:
+            go.wait(10)
+            answers.append(_ask(people, people.house.name).status_code)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=ask) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert sorted(answers) == [201, 429]
+    assert Challenge.objects.filter(requester=people.alice).count() == 1
