@@ -67,9 +67,16 @@ def test_a_best_of_three_played_end_to_end_by_a_worker_unrated(
     assert "game 3 of 3" in page and "takes it" in page
 
 
-def test_league_matches_are_taken_before_challenge_games(cluster: Cluster, people: People) -> None:
+def test_league_matches_are_taken_before_challenge_games(
+    cluster: Cluster,
+    people: People,
+    settings,  # noqa: ANN001
+) -> None:
     """Both queued before any worker runs, the challenge first: one worker (one match at a
-    time) starts every league match before the first challenge game."""
+    time) starts every league match before the first challenge game. A message per match
+    (no chunks), so that the order is the broker's for each of the 15 (sent first in first
+    out, the challenge's three would be taken first)."""
+    settings.ARENA_MATCH_CHUNK = 1
     league = house_league("Main", ["random", "greedy", "random"], pairs_per_pairing=2)
     alice = people.client(people.alice)
     made = alice.post(
@@ -81,7 +88,17 @@ def test_league_matches_are_taken_before_challenge_games(cluster: Cluster, peopl
     scheduled = do_schedule_round(league)
     assert scheduled is not None and len(scheduled.matches) == 12
     cluster.start_worker()
-    wait_for(lambda: _over(made.json()["id"]), 180, "the challenge", step=0.2)
+    wait_for(
+        lambda: (
+            _over(made.json()["id"])
+            and not Match.objects.filter(
+                league=league, status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING]
+            ).exists()
+        ),
+        180,
+        "the challenge and the league round",
+        step=0.2,
+    )
     league_starts = list(Match.objects.filter(league=league).values_list("started_at", flat=True))
     challenge_starts = list(
         Match.objects.filter(round__challenge=made.json()["id"]).values_list(
