@@ -155,7 +155,8 @@ def test_lists_and_pages_show_a_challenge_and_leave_its_league_out(
     assert listing.count("challenge · alice") == 4
     page = anon.get(f"/matches/{first}/").content.decode()
     assert 'id="challenge-box"' in page and "Asked for by <strong>alice</strong>" in page
-    assert "game 1 of 3" in page
+    assert "game 1 of 3" in page and "a game of a challenge (below)" in page
+    assert "of this pairing" not in page
     # the bot page's recent matches
     bot_page = anon.get(f"/bots/{people.house.name}/").content.decode()
     assert "challenge · alice" in bot_page
