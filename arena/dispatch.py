@@ -16,6 +16,7 @@ sent twice, since the claim lets only one worker play an attempt.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -101,10 +102,45 @@ def enqueue_round(match_ids: list[int], *, house_only: bool) -> None:
 
 
 def enqueue_fit(league_id: int) -> None:
-    """Refit the league's batch ratings once the current transaction commits."""
+    """Refit the league's batch ratings once the current transaction commits (not for a
+    league an app said has no ratings: ``register_unrated``)."""
+    if any(test(league_id) for test in _unrated):
+        return
     transaction.on_commit(lambda: dispatcher().fit_ratings(league_id))
 
 
 def enqueue_version_test(test_id: int) -> None:
     """Play the version test once the current transaction commits."""
     transaction.on_commit(lambda: dispatcher().run_version_test(test_id))
+
+
+# ------------------------------------------------------------------ behind league play
+
+#: the priority a deferred match's message is sent with: on a Redis broker 0 is taken
+#: first and 9 last (kombu keeps a list per step and a worker pops them in that order), and
+#: league play is sent at the default, 0
+DEFERRED_PRIORITY = 9
+_deferred: list[Callable[[Sequence[int]], bool]] = []
+
+
+def register_deferred(test: Callable[[Sequence[int]], bool]) -> None:
+    """``test(match_ids)`` says whether these matches wait behind league play (an app whose
+    matches are extra, as challenges: ``arena.challenges``)."""
+    if test not in _deferred:
+        _deferred.append(test)
+
+
+#: tests (league_id) -> whether the league has no ratings to fit (a challenge league:
+#: unrated, listed nowhere; a fit of all its games after every challenge would only grow)
+_unrated: list[Callable[[int], bool]] = []
+
+
+def register_unrated(test: Callable[[int], bool]) -> None:
+    if test not in _unrated:
+        _unrated.append(test)
+
+
+def deferred(match_ids: Sequence[int]) -> bool:
+    """Whether the dispatcher sends these matches behind league play (any sending path:
+    the first send, the reaper's, a retry)."""
+    return any(test(match_ids) for test in _deferred)

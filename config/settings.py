@@ -100,6 +100,7 @@ INSTALLED_APPS = [
     "arena.analytics.apps.AnalyticsConfig",
     "arena.hosting.apps.HostingConfig",
     "arena.seasons.apps.SeasonsConfig",
+    "arena.challenges.apps.ChallengesConfig",
     # the adapters' management commands and signal receivers
     "arena.adapters.apps.AdaptersConfig",
     "leaderboard.apps.LeaderboardConfig",
@@ -320,6 +321,12 @@ ARENA_SCHEDULE_BATCH = env_int("ARENA_SCHEDULE_BATCH", default=1000, minimum=1, 
 ARENA_MATCH_CHUNK = env_int("ARENA_MATCH_CHUNK", default=16, minimum=1, maximum=256)
 #: the `arena.run_match` task's soft time limit (its hard limit is 60 s more)
 ARENA_MATCH_TIME_LIMIT_SECONDS = env_int("ARENA_MATCH_TIME_LIMIT_SECONDS", default=3600, minimum=10)
+
+#: challenges (and sparring games against the house bots) one owner may ask for in 24 h
+#: (docs/challenges.md); more are refused with HTTP 429 and the time until the next
+CHALLENGES_PER_DAY = env_int("CHALLENGES_PER_DAY", default=20, minimum=0)
+#: the largest N of a best-of-N challenge (N odd)
+CHALLENGE_MAX_GAMES = env_int("CHALLENGE_MAX_GAMES", default=7, minimum=1, maximum=99)
 
 # ---------------------------------------------------------------- gRPC gateway
 

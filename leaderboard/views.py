@@ -158,7 +158,9 @@ def matches(request: HttpRequest) -> HttpResponse:
             "filter": f,
             "next_url": next_url,
             "statuses": MatchStatus.values,
-            "leagues": League.objects.order_by("name").values_list("slug", "name"),
+            "leagues": League.objects.filter(challenge_rules__isnull=True)
+            .order_by("name")
+            .values_list("slug", "name"),
         },
     )
 

@@ -13,7 +13,7 @@ from datetime import datetime
 import redis
 from django.conf import settings
 
-from arena.dispatch import BrokerView
+from arena.dispatch import DEFERRED_PRIORITY, BrokerView, deferred
 from workers.celery import app
 from workers.tasks import fit_batch_ratings, run_match, run_matches, run_version_test
 
@@ -65,14 +65,19 @@ def _matches_of(message: object) -> tuple[list[int], float | None] | None:
         return None  # not a message of ours (another producer on this Redis)
 
 
+def _priority(match_ids: list[int]) -> int | None:
+    """Challenge games behind league play (``arena.dispatch.deferred``); None: the default."""
+    return DEFERRED_PRIORITY if deferred(match_ids) else None
+
+
 class CeleryDispatcher:
     in_process = False
 
     def run_match(self, match_id: int, countdown: float | None = None) -> None:
-        run_match.apply_async((match_id,), countdown=countdown)
+        run_match.apply_async((match_id,), countdown=countdown, priority=_priority([match_id]))
 
     def run_matches(self, match_ids: list[int]) -> None:
-        run_matches.delay(match_ids)
+        run_matches.apply_async((match_ids,), priority=_priority(match_ids))
 
     def fit_ratings(self, league_id: int) -> None:
         fit_batch_ratings.delay(league_id)

@@ -41,4 +41,5 @@ urlpatterns = [
     path("matches/<id:pk>/frames/", views.MatchFrames.as_view(), name="match-frames"),
     path("auth/token/", views.AuthToken.as_view(), name="auth-token"),
     path("me/", views.Me.as_view(), name="me"),
+    path("", include("leaderboard.challenges.api_urls")),
 ]

@@ -89,7 +89,8 @@ class LeagueDetail(ArenaView):
     @extend_schema(responses={200: s.LeagueSerializer, **ERRORS})
     def get(self, request: Request, slug: str) -> Response:
         league = _league(slug)
-        summary = next(x for x in league_reads.league_summaries() if x.league.pk == league.pk)
+        summaries = league_reads.league_summaries(hidden=True)
+        summary = next(x for x in summaries if x.league.pk == league.pk)
         return Response(_league_json(summary))
 
 
@@ -143,7 +144,13 @@ def bot_json(bot: Bot, request: Request, *, connected: bool | None = None) -> di
 
 def _bots_with_ratings() -> Any:
     return Bot.objects.select_related("owner").prefetch_related(
-        Prefetch("live_ratings", LiveRating.objects.select_related("league").order_by("league"))
+        Prefetch(
+            "live_ratings",
+            # challenge leagues are unrated and hidden (arena.challenges)
+            LiveRating.objects.filter(league__challenge_rules__isnull=True)
+            .select_related("league")
+            .order_by("league"),
+        )
     )
 
 

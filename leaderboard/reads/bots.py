@@ -15,6 +15,7 @@ from django.db.models import Model, Sum
 
 from arena.adapters.relay import RelayError, runner_relay
 from arena.analytics.models import BotAnalytics
+from arena.challenges.models import ChallengeLeague
 from arena.hosting.models import CodeVersion
 from arena.models import Bot, BotKind, BotVersion, Entry, League, Match, MatchStatus, Participation
 from arena.ratings.models import BatchRating, LiveRating, VersionFit, VersionRating
@@ -187,6 +188,8 @@ def _league_ratings(bot: Bot) -> list[LeagueRating]:
         f" LEFT JOIN {BatchRating._meta.db_table} br"
         "   ON br.league_id = lr.league_id AND br.bot_id = lr.bot_id"
         " WHERE lr.bot_id = %s"
+        # the hidden, unrated leagues of challenges (arena.challenges) are no rating
+        f" AND lr.league_id NOT IN (SELECT league_id FROM {ChallengeLeague._meta.db_table})"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, [bot.pk])

@@ -71,13 +71,13 @@ def next_round_at(league: League, now: datetime | None = None) -> tuple[datetime
     return max(now, now + remaining), ""
 
 
-def league_summaries() -> list[LeagueSummary]:
-    """Every league with its counts: 3 grouped queries (not one per league)."""
-    leagues = list(
-        League.objects.select_related("schedule__interval", "schedule__crontab").order_by(
-            "status", "name"
-        )
-    )
+def league_summaries(*, hidden: bool = False) -> list[LeagueSummary]:
+    """Every league with its counts: 3 grouped queries (not one per league). ``hidden``:
+    with the challenges' unrated leagues (``arena.challenges``), which lists leave out."""
+    found = League.objects.select_related("schedule__interval", "schedule__crontab")
+    if not hidden:
+        found = found.filter(challenge_rules__isnull=True)
+    leagues = list(found.order_by("status", "name"))
     entries = dict(
         Entry.objects.filter(active=True)
         .values("league_id")

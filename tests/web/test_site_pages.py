@@ -140,6 +140,9 @@ def test_schema_marks_only_the_operations_that_need_a_user(client: Client) -> No
         "POST /api/bots/{name}/versions/{number}/activate/",
         "GET /api/bots/{name}/tests/", "POST /api/bots/{name}/tests/",
         "GET /api/bots/{name}/tests/{id}/",
+        # challenges (docs/challenges.md)
+        "GET /api/challenges/", "POST /api/challenges/", "PUT /api/bots/{name}/challenges/accept/",
+        "GET /api/bots/{name}/sparring/", "POST /api/bots/{name}/sparring/",
     ])  # fmt: skip
     assert all({} not in op.get("security", [1]) for ops in schema["paths"].values()
                for op in ops.values())  # fmt: skip

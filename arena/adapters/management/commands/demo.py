@@ -44,6 +44,7 @@ from django.utils import timezone
 
 from arena import public_facts
 from arena.adapters.gateway import DatabaseAuthenticator, Gateway, GatewayConfig, GatewayThread
+from arena.adapters.management import demo_challenges
 from arena.adapters.management.commands.league import QUIET_LOGGERS
 from arena.adapters.management.commands.league import Command as LeagueCommand
 from arena.adapters.management.commands.rungateway import split_address
@@ -221,6 +222,7 @@ class Command(BaseCommand):
                     if summary:
                         self.stdout.write(summary)
             self._banner(host, o["port"], arena, admin_line, token, o["every"])
+            demo_challenges.start(stop, self.stdout, f"http://{host}:{o['port']}", ADMIN_USER)
             self.stdout.write("serving (Ctrl-C stops it)")
             while serving.is_alive():
                 serving.join(0.5)
