@@ -8,3 +8,4 @@ token; the relay ends the bot's open streams on every gateway
 from django.dispatch import Signal
 
 token_revoked = Signal()
+season_ended = Signal()
