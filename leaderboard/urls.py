@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import include, path
 
 from leaderboard import (  # noqa: F401 - converters registers the path converters
     account_views,
@@ -50,4 +50,5 @@ urlpatterns = [
     ),
     path("my/bots/<botname:name>/tests/", hosting_views.start_test, name="start-test"),
     path("my/bots/<botname:name>/tests/<int:pk>/", hosting_views.test_page, name="version-test"),
+    path("", include("leaderboard.notify_urls")),
 ]

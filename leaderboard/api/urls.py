@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import include, path
 
 from leaderboard import converters  # noqa: F401 - registers the id and botname converters
 from leaderboard.api import analytics, games, hosting, tv, views
@@ -40,4 +40,5 @@ urlpatterns = [
     path("matches/<id:pk>/frames/", views.MatchFrames.as_view(), name="match-frames"),
     path("auth/token/", views.AuthToken.as_view(), name="auth-token"),
     path("me/", views.Me.as_view(), name="me"),
+    path("", include("leaderboard.api.notify_urls")),
 ]
