@@ -8,6 +8,15 @@ from typing import Any
 from django.conf import settings
 
 from arena.notify.models import Event, EventKind
+from arena.terms.faults import FaultCause
+
+
+def _cause(value: object) -> str:
+    """A fault cause as the site says it (``no_show`` -> ``no-show``)."""
+    try:
+        return str(FaultCause(value).label)
+    except ValueError:
+        return str(value)
 
 
 def summary(kind: str, p: dict[str, Any]) -> str:
@@ -15,9 +24,9 @@ def summary(kind: str, p: dict[str, Any]) -> str:
     bot = p.get("bot", "your bot")
     match kind:
         case EventKind.FAULT:
-            return f"{bot}: match {p.get('match')} charged a {p.get('cause')} fault"
+            return f"{bot}: match {p.get('match')} charged a fault ({_cause(p.get('cause'))})"
         case EventKind.FORFEIT:
-            return f"{bot}: lost match {p.get('match')} by forfeit ({p.get('cause')})"
+            return f"{bot}: lost match {p.get('match')} by forfeit ({_cause(p.get('cause'))})"
         case EventKind.OFFLINE_WAITING:
             return f"{bot} is not connected; {p.get('matches_waiting')} of its matches wait"
         case EventKind.VERSION_CHECK:

@@ -64,6 +64,17 @@ def test_nothing_is_recorded_for_a_rolled_back_transaction_a_house_bot_or_a_key_
         notify.emit(bot.pk, "nope", {})
 
 
+def test_a_failure_to_record_leaves_the_callers_transaction_going(caplog) -> None:  # noqa: ANN001
+    owner = make_owner()
+    bot = make_bot(owner)
+    do_subscribe(owner, bot, "email", ["fault"])
+    with transaction.atomic():
+        notify.emit(bot.pk, "fault", {"match": object()})  # not JSON: its savepoint undone
+        notify.emit(bot.pk, "fault", {"match": 2})
+    assert list(Event.objects.values_list("payload__match", flat=True)) == [2]
+    assert "could not record a fault event" in caplog.text
+
+
 def _one_webhook(receiver: Receiver, kinds: list[str] | None = None) -> tuple[Delivery, str]:
     owner = make_owner()
     bot = make_bot(owner)
@@ -204,7 +215,7 @@ def test_an_email_goes_to_the_owner_through_djangos_mail(settings) -> None:  # n
     assert delivery.deliver(d.pk) is None
     (message,) = mail.outbox
     assert message.to == ["ada@example.org"]
-    assert bot.name in message.subject and "forfeit" in message.subject
+    assert message.subject == f"[Agent Avenue] {bot.name}: lost match 3 by forfeit (timeout)"
     assert (
         "https://arena.example.org/matches/3/" in message.body and str(d.event_id) in message.body
     )

@@ -19,6 +19,7 @@ from arena.hosting import services as hosting
 from arena.models import Bot, League, Match
 from arena.notify.models import Delivery, Event
 from arena.notify.subscriptions import do_subscribe
+from arena.notify.texts import summary
 from arena.services import leagues as svc
 from arena.services.claims import PlayOutcome
 from arena.services.rounds import do_schedule_round
@@ -61,6 +62,7 @@ def test_a_no_show_forfeit_emits_a_fault_and_a_forfeit() -> None:
     assert fault["path"] == f"/matches/{match_id}/"
     assert events["forfeit"].payload["rating_change"] is not None
     assert Delivery.objects.filter(event__bot_id=bot_id, channel="email").count() == 2
+    assert summary("fault", fault).endswith(f"match {match_id} charged a fault (no-show)")
     # the house bot that won has no owner: nobody told
     assert Event.objects.count() == 2
 

@@ -61,3 +61,33 @@ def test_a_webhook_is_delivered_once_per_event_across_a_sigkill(
     assert again.attempts == 2 and "did not say how it ended" in again.log
     assert all(d.attempts == 1 for d in Delivery.objects.exclude(event_id=killed))
     assert f"{SWEEP_ENTRY} (arena.notify_sweep)" in cluster.logs()
+
+
+def test_a_worker_retries_500s_with_backoff_then_delivers(
+    cluster: Cluster,
+    receiver: Receiver,
+    settings,  # noqa: ANN001 - pytest-django's settings
+) -> None:
+    """The retry is the worker's own task, sent with the backoff as its countdown (no beat
+    here: the sweeper is not what delivers it)."""
+    settings.NOTIFY_ALLOW_PRIVATE_HOSTS = True
+    cluster.env.update(
+        NOTIFY_ALLOW_PRIVATE_HOSTS="1", NOTIFY_TIMEOUT_S=str(TIMEOUT_S), NOTIFY_BACKOFF_BASE_S="1"
+    )
+    owner = make_owner()
+    bot = make_bot(owner)
+    do_subscribe(owner, bot, "webhook", ["forfeit"], receiver.url)
+    receiver.statuses = [500, 500]
+    cluster.start_worker()
+    with transaction.atomic():
+        notify.emit(bot.pk, "forfeit", {"match": 1, "cause": "crash"})
+    d = Delivery.objects.get()
+    wait_for(
+        lambda: Delivery.objects.filter(pk=d.pk, state=DeliveryState.DELIVERED).exists(),
+        60, f"the delivery\n{cluster.logs()}", step=0.1,
+    )  # fmt: skip
+    d.refresh_from_db()
+    assert (d.attempts, d.status_code) == (3, 200)
+    assert [r.doc["attempt"] for r in receiver.received] == [1, 2, 3]
+    assert set(receiver.by_event()) == {str(d.event_id)}
+    assert "next in 1 s" in d.log and "next in 2 s" in d.log
