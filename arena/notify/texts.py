@@ -14,7 +14,7 @@ from arena.terms.faults import FaultCause
 def _cause(value: object) -> str:
     """A fault cause as the site says it (``no_show`` -> ``no-show``)."""
     try:
-        return str(FaultCause(value).label)
+        return str(FaultCause(str(value)).label)
     except ValueError:
         return str(value)
 
