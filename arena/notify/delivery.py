@@ -181,12 +181,15 @@ def deliver(delivery_id: int) -> timedelta | None:
     return record(d, send(d))
 
 
-def due(limit: int = 500) -> list[int]:
-    """Deliveries the sweeper sends again: pending ones whose time has come (their task
-    was lost, or never sent) and attempts whose lease ran out (their worker died)."""
+def due(limit: int = 500, overdue: timedelta | None = None) -> list[int]:
+    """Deliveries the sweeper sends again: pending ones ``overdue`` past their time
+    (default: a lease; their task was lost, or never sent) and attempts whose lease ran out
+    (their worker died). A pending row only just due has its own task on the way: sending
+    it another at every sweep would pile up copies in a queue that is behind."""
     now = timezone.now()
+    late = now - (lease() if overdue is None else overdue)
     rows = Delivery.objects.filter(
-        Q(state=DeliveryState.PENDING, next_try_at__lte=now)
+        Q(state=DeliveryState.PENDING, next_try_at__lte=late)
         | Q(state=DeliveryState.SENDING, lease_until__lte=now)
     ).order_by("next_try_at", "pk")
     return list(rows.values_list("pk", flat=True)[:limit])

@@ -4,12 +4,14 @@ signed webhooks to a real HTTP receiver, retries with backoff, refusals, e-mail.
 
 from __future__ import annotations
 
+import io
 import json
 import time
 from datetime import timedelta
 
 import pytest
 from django.core import mail
+from django.core.management import call_command
 from django.db import transaction
 from django.utils import timezone
 
@@ -64,6 +66,26 @@ def test_nothing_is_recorded_for_a_rolled_back_transaction_a_house_bot_or_a_key_
         notify.emit(bot.pk, "nope", {})
 
 
+def test_the_sweeper_takes_rows_whose_task_is_late_or_whose_worker_died(settings) -> None:  # noqa: ANN001
+    settings.NOTIFY_TIMEOUT_S = 1  # a lease of 8 s
+    owner = make_owner()
+    bot = make_bot(owner)
+    do_subscribe(owner, bot, "email", ["fault"])
+    for match in range(3):
+        notify.emit(bot.pk, "fault", {"match": match})
+    fresh, late, dead = Delivery.objects.order_by("pk")
+    now = timezone.now()
+    Delivery.objects.filter(pk=late.pk).update(next_try_at=now - timedelta(seconds=9))
+    Delivery.objects.filter(pk=dead.pk).update(
+        state=DeliveryState.SENDING, attempts=1, lease_until=now - timedelta(seconds=1)
+    )
+    # the fresh one has its own task on the way
+    assert delivery.due() == [late.pk, dead.pk]
+    call_command("notify", "sweep", stdout=io.StringIO())
+    assert set(Delivery.objects.values_list("state", flat=True)) == {DeliveryState.DELIVERED}
+    assert Delivery.objects.get(pk=dead.pk).attempts == 2
+
+
 def test_a_failure_to_record_leaves_the_callers_transaction_going(caplog) -> None:  # noqa: ANN001
     owner = make_owner()
     bot = make_bot(owner)
@@ -112,7 +134,7 @@ def test_500s_are_retried_with_backoff_then_delivered(receiver: Receiver, settin
     d, _ = _one_webhook(receiver)
     waits = []
     for _ in range(3):
-        wait_for(lambda: d.pk in delivery.due(), 30, "the delivery to be due")
+        wait_for(lambda: d.pk in delivery.due(overdue=timedelta(0)), 30, "the delivery to be due")
         before = timezone.now()
         waits.append(delivery.deliver(d.pk))
         d.refresh_from_db()
@@ -132,7 +154,7 @@ def test_a_delivery_is_given_up_after_the_last_attempt(receiver: Receiver, setti
     receiver.statuses = [500, 500, 500]
     d, _ = _one_webhook(receiver)
     delivery.deliver(d.pk)
-    wait_for(lambda: d.pk in delivery.due(), 30, "the retry to be due")
+    wait_for(lambda: d.pk in delivery.due(overdue=timedelta(0)), 30, "the retry to be due")
     assert delivery.deliver(d.pk) is None
     d.refresh_from_db()
     assert (d.state, d.attempts, d.status_code) == (DeliveryState.FAILED, 2, 500)
