@@ -101,6 +101,7 @@ INSTALLED_APPS = [
     "arena.hosting.apps.HostingConfig",
     "arena.seasons.apps.SeasonsConfig",
     "arena.challenges.apps.ChallengesConfig",
+    "arena.notify.apps.NotifyConfig",
     # the adapters' management commands and signal receivers
     "arena.adapters.apps.AdaptersConfig",
     "leaderboard.apps.LeaderboardConfig",
@@ -559,6 +560,49 @@ HOSTED_UPLOAD_LIMITS = {
     # what a .zip unpacks to, in KiB
     "unpacked_bytes": env_int("HOSTED_UNPACKED_KB", default=8192, minimum=1) << 10,
 }
+
+# ---------------------------------------------------------------- notifications
+
+# Owners told of their bots' events by webhook and e-mail (arena.notify, docs/notifications.md).
+#: Django's mail backend for the owners' e-mails: the console (printed by the process that
+#: sends) with DEBUG on, SMTP (EMAIL_HOST, EMAIL_PORT, ...) otherwise
+EMAIL_BACKEND = env_str(
+    "EMAIL_BACKEND",
+    default="django.core.mail.backends.console.EmailBackend"
+    if DEBUG
+    else "django.core.mail.backends.smtp.EmailBackend",
+)
+#: the SMTP server of the SMTP backend
+EMAIL_HOST = env_str("EMAIL_HOST", default="localhost")
+#: its port
+EMAIL_PORT = env_int("EMAIL_PORT", default=25, minimum=1, maximum=65535)
+#: the SMTP user name (empty: no log-in)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", default="")
+#: its password
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", default="")
+#: STARTTLS to the SMTP server
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=False)
+#: the sender of the owners' e-mails
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", default="arena@localhost")
+#: the site's address for links in e-mails (e.g. `https://arena.example.org`; empty: none)
+SITE_URL = env_str("SITE_URL", default="")
+#: webhooks may go to loopback and private addresses (the demo and the tests); off in
+#: production, where an owner's URL must not reach the arena's own network
+NOTIFY_ALLOW_PRIVATE_HOSTS = env_bool("NOTIFY_ALLOW_PRIVATE_HOSTS", default=DEBUG)
+#: attempts of a delivery before it is given up (shown as failed in the delivery log)
+NOTIFY_MAX_ATTEMPTS = env_int("NOTIFY_MAX_ATTEMPTS", default=8, minimum=1, maximum=30)
+#: the wait after the first failed attempt, in seconds; it doubles after each one (30 s,
+#: 1 min, 2 min, ... about an hour in all with 8 attempts)
+NOTIFY_BACKOFF_BASE_S = env_int("NOTIFY_BACKOFF_BASE_S", default=30, minimum=1)
+#: a webhook's connect and each read of its answer time out after this many seconds
+NOTIFY_TIMEOUT_S = env_int("NOTIFY_TIMEOUT_S", default=10, minimum=1, maximum=60)
+#: beat's sweeper sends the deliveries due (a lost task, a worker that died mid-attempt)
+#: this often, in seconds
+NOTIFY_SWEEP_EVERY_S = env_int("NOTIFY_SWEEP_EVERY_S", default=30, minimum=1)
+#: a bot is told it is offline with matches waiting at most once per this many seconds
+NOTIFY_OFFLINE_QUIET_S = env_int("NOTIFY_OFFLINE_QUIET_S", default=3600, minimum=1)
+# who sends the deliveries once an event's transaction commits (workers/notify.py)
+NOTIFY_SENDER = "workers.notify.send"
 
 # ---------------------------------------------------------------- logging
 

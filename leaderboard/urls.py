@@ -52,4 +52,5 @@ urlpatterns = [
     path("my/bots/<botname:name>/tests/", hosting_views.start_test, name="start-test"),
     path("my/bots/<botname:name>/tests/<int:pk>/", hosting_views.test_page, name="version-test"),
     path("", include("leaderboard.challenges.urls")),
+    path("", include("leaderboard.notify_urls")),
 ]

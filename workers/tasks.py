@@ -109,3 +109,7 @@ def run_version_test(test_id: int) -> bool:
     if running:
         run_version_test.apply_async((test_id,), queue=settings.ARENA_VERSION_TEST_QUEUE or None)
     return running
+
+
+# the notification tasks live in their own module; imported here so that a worker has them
+from workers import notify as _notify  # noqa: E402,F401

@@ -22,6 +22,7 @@ from django.utils import timezone
 from arena.hosting.archives import Archive, UploadError, UploadLimits, read_upload
 from arena.hosting.models import CodeVersion, VersionStatus
 from arena.models import Bot, BotKind
+from arena.notify import sources as notify
 from arena.ratings import versions as rating_versions
 from arena.services import bots as bot_services
 from arena.services import owned_bots
@@ -259,6 +260,7 @@ def _reject_unchecked(version: CodeVersion, now: datetime) -> None:
     version.checked_at = now
     version.check_lease_until = None
     version.save(update_fields=["status", "check_log", "checked_at", "check_lease_until"])
+    notify.version_check(version)
 
 
 def _times(n: int) -> str:
@@ -312,4 +314,5 @@ def finish_check(version_id: int, checker: str, passed: bool, log: str) -> CodeV
     version.save(update_fields=["status", "check_log", "checked_at", "check_lease_until"])
     if passed:
         _activate(version)
+    notify.version_check(version)
     return version

@@ -28,6 +28,7 @@ from arena.models import (
     MatchEndReason,
     MatchStatus,
 )
+from arena.notify import sources as notify
 from arena.ratings import standings
 from arena.services.completion import do_complete_round_if_done, do_match_over
 from arena.services.faultreport import record_incident
@@ -307,8 +308,11 @@ def _own_connection() -> bool:
     return True
 
 
-def do_retry_no_show(claim: Claim, league: League, who: str) -> PlayOutcome:
-    """Back to the queue until the next try of the no-show window."""
+def do_retry_no_show(
+    claim: Claim, league: League, who: str, absent: Sequence[int] = ()
+) -> PlayOutcome:
+    """Back to the queue until the next try of the no-show window; the owners of the
+    ``absent`` bots are told their matches wait (``arena.notify``)."""
     delay = league.no_show_window_s / max(1, league.no_show_retries)
     now = timezone.now()
     with transaction.atomic():
@@ -323,6 +327,7 @@ def do_retry_no_show(claim: Claim, league: League, who: str) -> PlayOutcome:
         if not kept:
             return PlayOutcome.LOST_LEASE
         enqueue_match(claim.match_id, countdown=delay)
+        notify.offline_waiting(absent, league)
     logger.info("match %d: %s not connected; retry in %.0f s", claim.match_id, who, delay)
     return PlayOutcome.NO_SHOW_RETRY
 

@@ -27,6 +27,7 @@ from arena.models import (
     MatchStatus,
     Participation,
 )
+from arena.notify import sources as notify
 from arena.ratings import standings
 from arena.services import analytics, result_hooks
 from arena.services.claims import Claim, PlayOutcome, do_void_attempt
@@ -298,6 +299,8 @@ def _write(batch: Sequence[Finished]) -> dict[int, PlayOutcome]:
                 if (final := f.outcome.result) is not None
             ]
         )  # fmt: skip
+        # the owners' faults and forfeits, in this transaction (arena.notify's outbox)
+        notify.match_faults((f.played.match, f.played.parts, f.claim.attempt) for f in written)
         counted = do_matches_over(Counter(f.played.match.round_id for f in written))
     for f in written:
         logger.info("match %d: %s", f.claim.match_id, f.played.match.end_reason)

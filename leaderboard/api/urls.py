@@ -42,4 +42,5 @@ urlpatterns = [
     path("auth/token/", views.AuthToken.as_view(), name="auth-token"),
     path("me/", views.Me.as_view(), name="me"),
     path("", include("leaderboard.challenges.api_urls")),
+    path("", include("leaderboard.api.notify_urls")),
 ]

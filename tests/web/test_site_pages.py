@@ -143,6 +143,8 @@ def test_schema_marks_only_the_operations_that_need_a_user(client: Client) -> No
         # challenges (docs/challenges.md)
         "GET /api/challenges/", "POST /api/challenges/", "PUT /api/bots/{name}/challenges/accept/",
         "GET /api/bots/{name}/sparring/", "POST /api/bots/{name}/sparring/",
+        "GET /api/bots/{name}/notifications/", "PUT /api/bots/{name}/notifications/",
+        "GET /api/notifications/secret/", "POST /api/notifications/secret/",
     ])  # fmt: skip
     assert all({} not in op.get("security", [1]) for ops in schema["paths"].values()
                for op in ops.values())  # fmt: skip

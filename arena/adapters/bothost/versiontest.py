@@ -39,6 +39,7 @@ from arena.hosting.archives import unpack_stored
 from arena.hosting.models import CodeVersion, VersionStatus, VersionTest, VersionTestStatus
 from arena.hosting.services import HostingError, find_version
 from arena.models import Bot, BotKind
+from arena.notify import sources as notify
 from arena.ratings import sprt
 from arena.services import owned_bots
 from arena.services.claims import worker_id
@@ -264,6 +265,7 @@ def _record(test_id: int, outcome: list[GameOutcome], worker: str) -> VersionTes
         row.status = VersionTestStatus(state.verdict.value)
         if row.status != VersionTestStatus.RUNNING:
             row.finished_at = timezone.now()
+            notify.version_test(row)
         row.save()
     return row
 
@@ -278,6 +280,7 @@ def _fail(test_id: int, error: str, *, final: bool) -> None:
         if final or row.errors >= MAX_ERRORS:
             row.status = VersionTestStatus.FAILED
             row.finished_at = timezone.now()
+            notify.version_test(row)
         row.save(update_fields=["errors", "error", "status", "finished_at"])
 
 

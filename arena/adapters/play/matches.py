@@ -231,5 +231,6 @@ def _play_claimed(
         and retries_left
         and policy.action_for(FaultCause.NO_SHOW) is FaultAction.ABORT
     ):
-        return do_retry_no_show(claim, league, ", ".join(f.bot for f in no_shows))
+        absent = [p.bot_id for p in parts if p.seat in {f.seat for f in no_shows}]
+        return do_retry_no_show(claim, league, ", ".join(f.bot for f in no_shows), absent)
     return Finished(claim, outcome, played)

@@ -37,6 +37,7 @@ from django.db import connection
 from arena.adapters.play.matches import play_matches
 from arena.adapters.relay import RunnerRelay, runner_relay
 from arena.models import BotKind, League, Match, MatchStatus, Participation, Round
+from arena.notify import sources as notify
 from arena.services.claims import PlayOutcome
 
 logger = logging.getLogger(__name__)
@@ -191,6 +192,10 @@ def play_round_here(
                 # only matches of absent bots are left: the end of the round
                 if wait_until is None:
                     wait_until = time.monotonic() + league.absent_wait_s
+                    notify.offline_waiting(
+                        (int(b) for pk in absent for b in remote.get(pk, [])
+                         if presence.capacity(b) is None), league,
+                    )  # fmt: skip
                     logger.info(
                         "round %d of %s: %d matches wait up to %d s for absent bots",
                         rnd.number, league.name, len(absent), league.absent_wait_s,

@@ -49,6 +49,7 @@ from arena.adapters.management.commands.league import QUIET_LOGGERS
 from arena.adapters.management.commands.league import Command as LeagueCommand
 from arena.adapters.management.commands.rungateway import split_address
 from arena.adapters.management.demo_host import start_bot_host
+from arena.adapters.management.demo_notify import subscribe_owner
 from arena.adapters.management.demo_sdk import (
     SDK_BOT,
     sdk_summary,
@@ -199,6 +200,7 @@ class Command(BaseCommand):
             )
             serving.start()
             token = self._your_bot(state_dir / YOUR_BOT_TOKEN_FILE)
+            subscribe_owner(YOUR_BOT, ADMIN_USER, self.stdout)
             first_rounds = threading.Event()
             if o["rounds"] > 0:
                 n = o["rounds"]

@@ -1,0 +1,26 @@
+"""``manage.py notify sweep``: send the deliveries that are due, here (what beat's
+``arena.notify_sweep`` hands to the workers; in embedded mode the only way a failed
+delivery is tried again)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from arena.notify.delivery import deliver, due
+
+
+class Command(BaseCommand):
+    help = "Notifications: `sweep` sends the deliveries that are due (retries, lost ones)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        sub = parser.add_subparsers(dest="action", required=True)
+        sub.add_parser("sweep", help="attempt every delivery that is due, in this process")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        # every row due now: a command run by hand (or embedded mode) has no task in flight
+        ids = due(overdue=timedelta(0))
+        done = sum(1 for pk in ids if deliver(pk) is None)
+        self.stdout.write(f"{len(ids)} deliveries due; {done} finished (delivered or given up)")

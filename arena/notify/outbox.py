@@ -1,0 +1,80 @@
+"""The outbox: an event and its deliveries written in the caller's transaction, handed to
+the workers once it commits (never for a transaction rolled back: a match result that is
+not written tells nobody of its faults)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+from django.utils.module_loading import import_string
+
+from arena.models import Bot
+from arena.notify.models import Channel, Delivery, DeliveryState, Event, EventKind, Subscription
+
+logger = logging.getLogger(__name__)
+
+KINDS = frozenset(k.value for k in EventKind)
+
+
+def emit(bot_id: int, kind: str, payload: dict[str, Any], *, key: str | None = None) -> None:
+    """Record the event (one per ``key``, when given) and a delivery per subscription of
+    the bot to ``kind``; the deliveries are sent after the caller's transaction commits.
+
+    Never raises for a failure of its own (it runs inside results and checks that must
+    not be undone by a notification): the failure is logged, and its savepoint rolled
+    back. A bot without an owner (a house bot) has nobody to tell: nothing is written."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown event kind {kind!r}; one of {', '.join(sorted(KINDS))}")
+    try:
+        with transaction.atomic():  # a savepoint inside the caller's transaction
+            ids = _record(bot_id, kind, payload, key)
+    except Exception:  # noqa: BLE001 - what it tells of is more important than the telling
+        logger.exception("could not record a %s event for bot %s", kind, bot_id)
+        return
+    if ids:
+        transaction.on_commit(lambda: hand_off(ids))
+
+
+def _record(bot_id: int, kind: str, payload: dict[str, Any], key: str | None) -> list[int]:
+    bot = Bot.objects.filter(pk=bot_id).values("owner_id", "name", "owner__email").first()
+    if bot is None or bot["owner_id"] is None:
+        return []
+    if key is not None:
+        key = key[:200]
+        if Event.objects.filter(key=key).exists():
+            return []
+    now = timezone.now()
+    event = Event.objects.create(
+        bot_id=bot_id, kind=kind, payload={"bot": bot["name"], **payload}, created_at=now,
+        key=key,
+    )  # fmt: skip
+    subs = [s for s in Subscription.objects.filter(bot_id=bot_id) if kind in s.kinds]
+    rows = [
+        Delivery(
+            event=event,
+            subscription=s,
+            channel=s.channel,
+            created_at=now,
+            next_try_at=now,
+            target=s.url if s.channel == Channel.WEBHOOK else bot["owner__email"] or "",
+            state=DeliveryState.PENDING,
+        )  # fmt: skip
+        for s in subs
+    ]
+    Delivery.objects.bulk_create(rows)
+    return [d.pk for d in rows]
+
+
+def hand_off(delivery_ids: Sequence[int]) -> None:
+    """Give the deliveries to ``settings.NOTIFY_SENDER`` (the workers' task). A hand-off
+    that fails is logged: the rows stay pending, and the sweeper sends them."""
+    try:
+        sender = import_string(settings.NOTIFY_SENDER)
+        sender(list(delivery_ids))
+    except Exception:  # noqa: BLE001 - e.g. the broker is down; the sweeper has the rows
+        logger.warning("could not hand over deliveries %s", list(delivery_ids), exc_info=True)

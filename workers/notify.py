@@ -1,0 +1,37 @@
+"""The notification tasks (``arena.notify``): one delivery's attempt, and the sweeper that
+beat runs every ``NOTIFY_SWEEP_EVERY_S`` (also ``manage.py notify sweep``)."""
+
+from __future__ import annotations
+
+from workers.celery import app
+
+
+@app.task(name="arena.notify_deliver", soft_time_limit=120, time_limit=150, ignore_result=True)
+def deliver(delivery_id: int) -> bool:
+    """One attempt; a failed one sends its retry after the backoff. Acknowledged early: a
+    worker killed mid-attempt leaves the row ``sending`` with a lease, and the sweeper
+    sends it again when the lease has run out (the row, not the message, is the record)."""
+    from arena.notify.delivery import deliver as attempt
+
+    wait = attempt(int(delivery_id))
+    if wait is not None and not app.conf.task_always_eager:
+        deliver.apply_async((delivery_id,), countdown=wait.total_seconds())
+    return wait is None
+
+
+@app.task(name="arena.notify_sweep", soft_time_limit=60, time_limit=90, ignore_result=True)
+def sweep() -> int:
+    """Send the deliveries that are due and have no task on the way (lost, or their worker
+    died mid-attempt): their claims make a second task for one of them a no-op."""
+    from arena.notify.delivery import due
+
+    ids = due()
+    send(ids)
+    return len(ids)
+
+
+def send(delivery_ids: list[int]) -> None:
+    """``settings.NOTIFY_SENDER``: a task per delivery (run here at once in embedded mode,
+    where Celery is eager)."""
+    for pk in delivery_ids:
+        deliver.delay(int(pk))
