@@ -23,6 +23,8 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
+from arena import notify
+from arena.challenges import reads
 from arena.challenges.models import Challenge, ChallengeKind, ChallengeLeague, ChallengeSetting
 from arena.deals import first_team_of, new_seed
 from arena.dispatch import dispatcher, enqueue_round
@@ -331,7 +333,7 @@ def _write(
         challenge.pk, bot.name, opponent.name, games, kind, [m.pk for m in matches],
     )  # fmt: skip
     if kind == ChallengeKind.CHALLENGE:
-        transaction.on_commit(lambda: _challenge_received(challenge))
+        _challenge_received(challenge)
     return challenge
 
 
@@ -411,11 +413,15 @@ def do_spar(
 
 
 def _challenge_received(challenge: Challenge) -> None:
-    """After the commit of a new challenge: its opponent's owner is told.
-
-    TODO(merge with the notify app): ``arena.notify.emit(challenge.opponent_id,
-    "challenge", arena.challenges.reads.payload(challenge))`` -- the notify helper records
-    it in an outbox and delivers it (webhook, e-mail, the bot's stream)."""
+    """Inside the challenge's transaction: its opponent's owner is told
+    (``arena.notify.emit``: an outbox row written with the challenge, delivered after its
+    commit; nothing if the challenge is rolled back, or the opponent has no owner)."""
+    notify.emit(
+        challenge.opponent_id,
+        "challenge",
+        reads.payload(challenge),
+        key=f"challenge-{challenge.pk}",
+    )
     logger.info(
         "challenge %d received by %s (from %s)",
         challenge.pk, challenge.opponent_id, challenge.bot_id,

@@ -138,3 +138,30 @@ def test_season_ended_emits_one_event_per_owned_bot() -> None:
     assert sorted(events.values_list("bot_id", flat=True)) == sorted([mine.pk, other.pk])
     assert events.get(bot=mine).payload["season"] == "3"
     assert Delivery.objects.filter(event__kind="season_ended").count() == 1
+
+
+def test_a_challenge_tells_its_opponents_owner_once_and_not_when_rolled_back() -> None:
+    from django.db import transaction
+
+    from arena.challenges.services import do_challenge, do_set_accepts
+
+    asker, target = make_owner(), make_owner()
+    mine, theirs = make_bot(asker, "asks"), make_bot(target, "asked")
+    do_set_accepts(target, theirs, True)
+    do_subscribe(target, theirs, "email", ["challenge"])
+    online = {mine.pk: True, theirs.pk: True}
+    challenge = do_challenge(asker, mine, theirs, 3, online=online)
+    (event,) = Event.objects.filter(kind="challenge")
+    assert event.bot_id == theirs.pk and event.payload["id"] == challenge.pk
+    assert (event.payload["bot"], event.payload["opponent"]) == (mine.name, theirs.name)
+    assert event.payload["games"] == 3 and event.payload["requester"] == asker.username
+    assert Delivery.objects.filter(event=event).count() == 1
+    assert not Event.objects.filter(kind="challenge", bot=mine).exists()  # the asker is not told
+
+    class Undo(Exception):
+        pass
+
+    with pytest.raises(Undo), transaction.atomic():
+        do_challenge(asker, mine, theirs, 1, online=online)
+        raise Undo
+    assert Event.objects.filter(kind="challenge").count() == 1
