@@ -99,6 +99,7 @@ INSTALLED_APPS = [
     "arena.ratings.apps.RatingsConfig",
     "arena.analytics.apps.AnalyticsConfig",
     "arena.hosting.apps.HostingConfig",
+    "arena.events.apps.EventsConfig",
     # the adapters' management commands and signal receivers
     "arena.adapters.apps.AdaptersConfig",
     "leaderboard.apps.LeaderboardConfig",
