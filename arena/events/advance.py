@@ -98,9 +98,11 @@ def do_start(t: Tournament, *, enqueue: bool = True) -> Advanced:
             e.seed_rating = rating.get(e.bot_id, START_RATING) if t.seed_league_id else None
         Entrant.objects.bulk_update(entrants, ["seed", "seed_rating"])
         league = t.league
+        # open for the entrants alone, inside this transaction: nobody else sees it open
+        league.open_for_entries = True
         for e in entrants:
             league_services.do_enter(league, e.bot)
-        League.objects.filter(pk=league.pk).update(open_for_entries=False)
+        league.open_for_entries = False
         Tournament.objects.filter(pk=t.pk).update(
             status=TournamentStatus.RUNNING, started_at=timezone.now()
         )

@@ -24,6 +24,8 @@ class Game:
     #: bot id of the winner (None: not finished)
     winner: int | None
     forfeit: bool
+    #: which pair of the pairing (its two games swap the teams; mirrored: one deal)
+    pair_index: int = 0
 
 
 @dataclass
@@ -48,6 +50,19 @@ class PairingResult:
         """No game of it is queued or running."""
         return all(g.status in (MatchStatus.FINISHED, MatchStatus.VOID) for g in self.games)
 
+    def released(self, game: Game) -> bool:
+        """Whether a game's result may be shown: its pair is over (a mirrored pair's
+        first result would tell the deal of the game still being played, as the league
+        standings hold it back: ``arena.ratings.standings``)."""
+        return all(
+            g.status in (MatchStatus.FINISHED, MatchStatus.VOID)
+            for g in self.games
+            if g.pair_index == game.pair_index
+        )
+
+    def shown_wins(self, bot: int) -> int:
+        return sum(1 for g in self.games if g.winner == bot and self.released(g))
+
     def points(self, bot: int) -> float:
         """Match points: 1 for more games won than the opponent, 1/2 for as many, 0."""
         other = self.b if bot == self.a else self.a
@@ -67,11 +82,11 @@ def pairing_results(t: Tournament) -> dict[int, list[PairingResult]]:
         .order_by("match_id", "seat")
     )  # fmt: skip
     by_match: dict[int, dict[str, object]] = {}
-    for mid, number, _pi, _mirror, status, winner_team, reason, team, bot, key in seats:
+    for mid, number, pair_index, _mirror, status, winner_team, reason, team, bot, key in seats:
         m = by_match.setdefault(
             mid,
             {"number": number, "status": status, "winner_team": winner_team,
-             "reason": reason, "teams": {}, "key": key},
+             "reason": reason, "teams": {}, "key": key, "pair": pair_index},
         )  # fmt: skip
         m["teams"][team] = bot  # type: ignore[index]
     rounds: dict[int, dict[str, PairingResult]] = defaultdict(dict)
@@ -90,6 +105,7 @@ def pairing_results(t: Tournament) -> dict[int, list[PairingResult]]:
                 str(m["status"]),
                 teams[int(m["winner_team"])] if finished else None,  # type: ignore[call-overload]
                 finished and m["reason"] == MatchEndReason.FORFEIT,
+                int(m["pair"]),  # type: ignore[call-overload]
             )
         )
     return {n: list(prs.values()) for n, prs in sorted(rounds.items())}
@@ -151,8 +167,8 @@ def table(t: Tournament) -> list[Standing]:
     done = [pr for pr in results if pr.over]
     for pr in results:
         for bot in (pr.a, pr.b):
-            rows[bot].games_won += pr.wins(bot)
-            rows[bot].games += sum(1 for g in pr.games if g.winner is not None)
+            rows[bot].games_won += pr.shown_wins(bot)
+            rows[bot].games += sum(1 for g in pr.games if g.winner and pr.released(g))
     for pr in done:
         for bot, other in ((pr.a, pr.b), (pr.b, pr.a)):
             rows[bot].score += pr.points(bot)

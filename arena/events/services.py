@@ -25,6 +25,10 @@ class EventError(LeagueError):
     """A tournament request refused, with a message for a person."""
 
 
+class EventConflict(EventError):
+    """Refused by the state, not the request: the name is taken, it already started."""
+
+
 @dataclass(frozen=True)
 class TournamentSettings:
     name: str
@@ -64,7 +68,7 @@ def check_settings(s: TournamentSettings) -> tuple[list[Bot], League | None]:
         Tournament.objects.filter(name=name).exists()
         or Tournament.objects.filter(slug=slug).exists()
     ):
-        raise EventError(f"a tournament named {name!r} (or slug {slug!r}) exists", "name")
+        raise EventConflict(f"a tournament named {name!r} (or slug {slug!r}) exists", "name")
     if s.format not in TournamentFormat.values:
         raise EventError(
             f"format must be one of {', '.join(TournamentFormat.values)}, not {s.format!r}",
@@ -103,7 +107,10 @@ def check_settings(s: TournamentSettings) -> tuple[list[Bot], League | None]:
     if inactive:
         raise EventError(f"deactivated: {', '.join(inactive)}", "bots")
     if s.deals == DealMode.MIRRORED:
-        league_services.check_memory_controlled(bots)
+        try:
+            league_services.check_memory_controlled(bots)
+        except LeagueError as exc:
+            raise EventError(f"{exc} (or choose independent deals)", "deals") from None
     if s.format == TournamentFormat.SWISS and s.rounds:
         most = max_swiss_rounds(len(bots))
         if not 1 <= s.rounds <= most:
@@ -141,7 +148,8 @@ def do_create(s: TournamentSettings) -> Tournament:
                 decision_ms=s.decision_ms,
                 bank_ms=s.bank_ms,
                 rated=s.rated,
-                open_for_entries=True,
+                # nobody enters an event's league: its entrants are entered at the start
+                open_for_entries=False,
             )
         )
     except LeagueError as exc:
@@ -172,7 +180,7 @@ def get_tournament(slug_or_name: str) -> Tournament:
 
 def check_draft(t: Tournament) -> None:
     if t.status != TournamentStatus.DRAFT:
-        raise EventError(f"tournament {t.name} is {t.status}: only a draft can start")
+        raise EventConflict(f"tournament {t.name} is {t.status}: only a draft can start")
 
 
 def planned_rounds(t: Tournament, n: int) -> int:

@@ -1,7 +1,7 @@
-from django.urls import path
+from django.urls import include, path
 
 from leaderboard import converters  # noqa: F401 - registers the id and botname converters
-from leaderboard.api import analytics, games, hosting, tv, views
+from leaderboard.api import analytics, events_urls, games, hosting, tv, views
 
 app_name = "api"
 
@@ -40,4 +40,5 @@ urlpatterns = [
     path("matches/<id:pk>/frames/", views.MatchFrames.as_view(), name="match-frames"),
     path("auth/token/", views.AuthToken.as_view(), name="auth-token"),
     path("me/", views.Me.as_view(), name="me"),
+    path("", include(events_urls.api)),
 ]

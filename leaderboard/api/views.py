@@ -89,7 +89,9 @@ class LeagueDetail(ArenaView):
     @extend_schema(responses={200: s.LeagueSerializer, **ERRORS})
     def get(self, request: Request, slug: str) -> Response:
         league = _league(slug)
-        summary = next(x for x in league_reads.league_summaries() if x.league.pk == league.pk)
+        summary = next(
+            x for x in league_reads.league_summaries(events=True) if x.league.pk == league.pk
+        )
         return Response(_league_json(summary))
 
 

@@ -71,13 +71,13 @@ def next_round_at(league: League, now: datetime | None = None) -> tuple[datetime
     return max(now, now + remaining), ""
 
 
-def league_summaries() -> list[LeagueSummary]:
-    """Every league with its counts: 3 grouped queries (not one per league)."""
-    leagues = list(
-        League.objects.select_related("schedule__interval", "schedule__crontab").order_by(
-            "status", "name"
-        )
-    )
+def league_summaries(*, events: bool = False) -> list[LeagueSummary]:
+    """Every league with its counts: 3 grouped queries (not one per league). A
+    tournament's own league (``arena.events``) is listed only with ``events``."""
+    rows = League.objects.select_related("schedule__interval", "schedule__crontab")
+    if not events:
+        rows = rows.filter(tournament__isnull=True)
+    leagues = list(rows.order_by("status", "name"))
     entries = dict(
         Entry.objects.filter(active=True)
         .values("league_id")
