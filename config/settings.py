@@ -459,6 +459,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "MatchStatusEnum": "arena.models.MatchStatus",
         "LeagueStatusEnum": "arena.models.LeagueStatus",
+        "TournamentFormatEnum": "arena.events.models.TournamentFormat",
     },
 }
 

@@ -17,6 +17,7 @@ from arena.models import Bot, DealMode, League
 
 
 class TournamentAddForm(forms.ModelForm):  # type: ignore[type-arg]
+    slug = forms.SlugField(required=False, help_text="empty: made from the name")
     bots = forms.ModelMultipleChoiceField(
         queryset=Bot.objects.filter(active=True).order_by("name"),
         help_text="the entrants (2 to 64); seeded by their rating in the seed league",

@@ -50,6 +50,7 @@ from arena.models import (
 from arena.ratings.models import START_RATING, LiveRating
 from arena.scheduling import Pairing, ScheduledGame, pair_games
 from arena.services import leagues as league_services
+from arena.services.errors import LeagueError
 from arena.services.result_hooks import ResultCommitted
 
 logger = logging.getLogger(__name__)
@@ -100,8 +101,11 @@ def do_start(t: Tournament, *, enqueue: bool = True) -> Advanced:
         league = t.league
         # open for the entrants alone, inside this transaction: nobody else sees it open
         league.open_for_entries = True
-        for e in entrants:
-            league_services.do_enter(league, e.bot)
+        try:
+            for e in entrants:
+                league_services.do_enter(league, e.bot)
+        except LeagueError as exc:
+            raise EventError(f"tournament {t.name} cannot start: {exc}") from None
         league.open_for_entries = False
         Tournament.objects.filter(pk=t.pk).update(
             status=TournamentStatus.RUNNING, started_at=timezone.now()

@@ -34,11 +34,11 @@ STAFF_ONLY = (
 )
 
 
-class TournamentCreate(serializers.Serializer):
+class TournamentCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=60)
     slug = serializers.SlugField(max_length=60, required=False, default="")
     description = serializers.CharField(max_length=2000, required=False, default="")
-    format = serializers.ChoiceField(choices=TournamentFormat.values)
+    format = serializers.ChoiceField(choices=TournamentFormat.choices)
     bots = serializers.ListField(
         child=serializers.RegexField(
             names.ANCHORED, error_messages={"invalid": f"a bot's name: {names.RULE}"}
@@ -71,11 +71,11 @@ class TournamentCreate(serializers.Serializer):
     )
 
 
-class TournamentSummary(serializers.Serializer):
+class TournamentSummarySerializer(serializers.Serializer):
     slug = serializers.CharField()
     name = serializers.CharField()
     description = serializers.CharField()
-    format = serializers.ChoiceField(choices=TournamentFormat.values)
+    format = serializers.ChoiceField(choices=TournamentFormat.choices)
     format_label = serializers.CharField()
     status = serializers.CharField(help_text="draft, running or finished")
     rated = serializers.BooleanField(help_text="the event's games change ratings")
@@ -90,7 +90,7 @@ class TournamentSummary(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
-class GameSerializer(serializers.Serializer):
+class EventGameSerializer(serializers.Serializer):
     match = serializers.IntegerField()
     url = serializers.CharField(help_text="the match's page (live view, replay)")
     status = serializers.CharField()
@@ -99,30 +99,30 @@ class GameSerializer(serializers.Serializer):
     )
 
 
-class PairingSerializer(serializers.Serializer):
+class EventPairingSerializer(serializers.Serializer):
     a = serializers.CharField()
     b = serializers.CharField()
     a_wins = serializers.IntegerField()
     b_wins = serializers.IntegerField()
     over = serializers.BooleanField()
-    games = GameSerializer(many=True)
+    games = EventGameSerializer(many=True)
 
 
-class RoundSerializer(serializers.Serializer):
+class EventRoundSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     status = serializers.CharField()
     complete = serializers.BooleanField()
-    pairings = PairingSerializer(many=True)
+    pairings = EventPairingSerializer(many=True)
     byes = serializers.ListField(child=serializers.CharField())
 
 
-class EntrantSerializer(serializers.Serializer):
+class EventEntrantSerializer(serializers.Serializer):
     bot = serializers.CharField()
     seed = serializers.IntegerField(allow_null=True, help_text="null until it starts")
     seed_rating = serializers.FloatField(allow_null=True)
 
 
-class StandingSerializer(serializers.Serializer):
+class EventStandingSerializer(serializers.Serializer):
     rank = serializers.IntegerField()
     bot = serializers.CharField()
     seed = serializers.IntegerField()
@@ -135,7 +135,7 @@ class StandingSerializer(serializers.Serializer):
     byes = serializers.IntegerField()
 
 
-class TieSerializer(serializers.Serializer):
+class EventTieSerializer(serializers.Serializer):
     round = serializers.IntegerField()
     a = serializers.CharField(allow_null=True, help_text="the better seed; null: not known yet")
     b = serializers.CharField(allow_null=True)
@@ -144,25 +144,25 @@ class TieSerializer(serializers.Serializer):
     b_wins = serializers.IntegerField()
     winner = serializers.CharField(allow_null=True)
     decided_by = serializers.CharField(help_text="bye, games, over the board, seed or empty")
-    games = GameSerializer(many=True)
+    games = EventGameSerializer(many=True)
 
 
-class TournamentDetail(TournamentSummary):
-    entrants = EntrantSerializer(many=True)
+class TournamentDetailSerializer(TournamentSummarySerializer):
+    entrants = EventEntrantSerializer(many=True)
     rule = serializers.CharField(help_text="the ranking or tie-break rule")
-    rounds = RoundSerializer(many=True)
-    standings = StandingSerializer(
+    rounds = EventRoundSerializer(many=True)
+    standings = EventStandingSerializer(
         many=True, allow_null=True, help_text="Swiss and round robin; null for a knockout"
     )
     bracket = serializers.ListField(
-        child=TieSerializer(many=True), allow_null=True,
+        child=EventTieSerializer(many=True), allow_null=True,
         help_text="knockout: its rounds, ties in bracket order; null otherwise",
     )  # fmt: skip
 
 
 class Tournaments(ArenaView):
     @extend_schema(
-        responses={200: TournamentSummary(many=True), **ERRORS},
+        responses={200: TournamentSummarySerializer(many=True), **ERRORS},
         operation_id="tournaments_list",
         description="Every tournament, newest first.",
     )
@@ -170,8 +170,8 @@ class Tournaments(ArenaView):
         return Response(event_reads.summaries())
 
     @extend_schema(
-        request=TournamentCreate,
-        responses={201: TournamentDetail, **AUTH_ERRORS},
+        request=TournamentCreateSerializer,
+        responses={201: TournamentDetailSerializer, **AUTH_ERRORS},
         operation_id="tournaments_create",
         description="A new tournament (staff only: 401 without an API key or session, "
         "403 for a user who is not staff). 400: a setting refused (the message says "
@@ -184,7 +184,7 @@ class Tournaments(ArenaView):
             raise NotAuthenticated(STAFF_ONLY)
         if not user.is_staff:
             raise PermissionDenied(STAFF_ONLY)
-        body = TournamentCreate(data=request.data)
+        body = TournamentCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         d: dict[str, Any] = dict(body.validated_data)
         start = d.pop("start")
@@ -202,7 +202,7 @@ class Tournaments(ArenaView):
 
 class TournamentView(ArenaView):
     @extend_schema(
-        responses={200: TournamentDetail, **ERRORS},
+        responses={200: TournamentDetailSerializer, **ERRORS},
         operation_id="tournaments_retrieve",
         description="One tournament: entrants and seeds, rounds with their pairings and "
         "games (a game's winner once its pair is over), byes, and the table (Swiss, round "

@@ -4,6 +4,8 @@ show the bracket or the table and link the games."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
@@ -113,3 +115,34 @@ def test_pages_show_the_table_and_bracket_and_leagues_stay_apart() -> None:
     assert 'data-live="1"' in page and "events.js" in page and "<script>" not in page
     part = Client().get("/events/live-one/?part=body").content.decode()
     assert "Round 1" in part and "<html" not in part
+
+
+def test_the_admin_makes_and_starts_a_tournament_with_the_same_checks() -> None:
+    bots = house_bots("adm", ["random", "greedy", "random"])
+    User.objects.create_superuser("boss", password="a-long-pass-phrase")
+    admin = Client()
+    assert admin.login(username="boss", password="a-long-pass-phrase")
+    assert admin.get("/admin/events/tournament/add/").status_code == 200
+    from arena.models import Bot
+
+    ids = [str(pk) for pk in Bot.objects.filter(name__in=bots).values_list("pk", flat=True)]
+    form = {
+        "name": "Admin Cup", "slug": "", "description": "", "format": "swiss", "bots": ids,
+        "rounds": "5", "games_per_pairing": "2", "deals": "mirrored",
+    }  # fmt: skip
+    refused = admin.post("/admin/events/tournament/add/", form)
+    assert refused.status_code == 200  # the form again, with the reason by its field
+    errors = re.findall(r'class="errorlist[^>]*>(.*?)</ul>', refused.content.decode(), re.S)
+    assert any("at most 2 rounds without a repeat" in e for e in errors), errors
+    made = admin.post("/admin/events/tournament/add/", {**form, "rounds": "2"})
+    assert made.status_code == 302, made.content.decode()[:2000]
+    t = Tournament.objects.get(slug="admin-cup")
+    assert (t.rounds, t.status, t.entrants.count()) == (2, TournamentStatus.DRAFT, 3)
+    started = admin.post(
+        "/admin/events/tournament/",
+        {"action": "start", "_selected_action": [str(t.pk)]},
+        follow=True,
+    )
+    assert "Admin Cup: round 1 started" in started.content.decode()
+    t.refresh_from_db()
+    assert t.status == TournamentStatus.RUNNING
