@@ -30,6 +30,7 @@ from arena.dispatch import dispatcher, enqueue_round
 from arena.events import results
 from arena.events.models import Bye, Entrant, Tournament, TournamentFormat, TournamentStatus
 from arena.events.pairing import (
+    PairingError,
     SwissPlayer,
     first_round,
     round_robin_bye,
@@ -235,9 +236,12 @@ def _next_round(t: Tournament, number: int, *, enqueue: bool) -> Advanced:
             frozenset((pr.a, pr.b)) for prs in results.pairing_results(t).values() for pr in prs
         }
         rating = {e.bot_id: float(e.seed_rating or 0) - e.seed / 1000 for e in entrants}  # type: ignore[operator]
-        drawn = swiss_round(
-            [SwissPlayer(b, table[b].score, rating[b], b in had) for b in seeded], played
-        )
+        try:
+            drawn = swiss_round(
+                [SwissPlayer(b, table[b].score, rating[b], b in had) for b in seeded], played
+            )
+        except PairingError as exc:
+            raise EventError(f"tournament {t.name}, round {number}: {exc}") from None
         pairs, byes = drawn.pairs, [] if drawn.bye is None else [drawn.bye]
     ids = _write_round(t, number, pairs, enqueue=enqueue)
     Bye.objects.bulk_create([Bye(tournament=t, round_number=number, bot_id=b) for b in byes])

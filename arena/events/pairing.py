@@ -135,18 +135,32 @@ def _preferences(remaining: Sequence[int], score: dict[int, float]) -> list[int]
     return group[half:] + group[half - 1 : 0 : -1] + lower
 
 
+#: the pairing search's budget (a round of 64 bots within the allowed rounds takes
+#: hundreds of steps, ``bench/swiss_pairing.py``)
+SEARCH_STEPS = 200_000
+
+
 def _pair_all(
     order: Sequence[int], score: dict[int, float], met: set[frozenset[int]]
 ) -> list[tuple[int, int]] | None:
     """Pairs of all of ``order`` (rank order) with no pair in ``met``, or None."""
     failed: set[frozenset[int]] = set()
+    steps = 0
 
     def solve(remaining: tuple[int, ...]) -> list[tuple[int, int]] | None:
+        nonlocal steps
         if not remaining:
             return []
         key = frozenset(remaining)
         if key in failed:
             return None
+        steps += 1
+        if steps > SEARCH_STEPS:
+            # never hold a tournament's lock for minutes: say so instead
+            raise PairingError(
+                f"the Swiss pairing search gave up after {SEARCH_STEPS} steps "
+                f"({len(order)} bots): too many rounds for this many bots"
+            )
         top = remaining[0]
         for opponent in _preferences(remaining, score):
             if frozenset((top, opponent)) in met:
@@ -161,10 +175,13 @@ def _pair_all(
 
 
 def max_swiss_rounds(n: int) -> int:
-    """Rounds a Swiss of ``n`` can always pair without a repeat: after k rounds each
-    player has n-1-k possible opponents left, and a perfect matching is certain while
-    that is at least half of them (Dirac); more rounds may get stuck."""
-    return max(1, (n + 1) // 2)
+    """The most rounds a Swiss of ``n`` may have: no more than can always be paired
+    without a repeat (after k rounds each player has n-1-k possible opponents left, and a
+    perfect matching is certain while that is at least half of them: Dirac), and no more
+    than 2 log2(n) + 2, past which the search's backtracking grows fast on large events
+    (bench/swiss_pairing.py: 64 bots took 0.5 ms a round up to round 14, seconds from
+    round 26 on). A Swiss is meant to be short; a longer event is a round robin."""
+    return max(1, min((n + 1) // 2, 2 * (n - 1).bit_length() + 2))
 
 
 # ------------------------------------------------------------------ round robin

@@ -36,8 +36,7 @@ class TournamentSettings:
     bots: Sequence[str] = ()
     slug: str = ""
     description: str = ""
-    #: Swiss: its number of rounds (0: as many as it can always pair, ``max_swiss_rounds``,
-    #: capped at 7)
+    #: Swiss: its number of rounds (0: ``max_swiss_rounds``, at most 7)
     rounds: int = 0
     #: games per pairing / knockout tie, teams swapped every other game
     games_per_pairing: int = 2
@@ -115,8 +114,9 @@ def check_settings(s: TournamentSettings) -> tuple[list[Bot], League | None]:
         most = max_swiss_rounds(len(bots))
         if not 1 <= s.rounds <= most:
             raise EventError(
-                f"a Swiss of {len(bots)} bots pairs at most {most} rounds without a repeat "
-                f"for certain; asked for {s.rounds}",
+                f"a Swiss of {len(bots)} bots has at most {most} rounds (no more than can "
+                f"always be paired without a repeat, nor than 2 log2(bots) + 2; a longer "
+                f"event is a round robin); asked for {s.rounds}",
                 "rounds",
             )
     seed_league = None

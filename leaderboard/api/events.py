@@ -49,8 +49,8 @@ class TournamentCreateSerializer(serializers.Serializer):
     )
     rounds = serializers.IntegerField(
         min_value=0, max_value=64, required=False, default=0,
-        help_text="Swiss: rounds (0: as many as can always be paired without a repeat, "
-        "at most 7); ignored by the other formats",
+        help_text="Swiss: rounds, at most the smaller of ceil(bots/2) and 2 log2(bots) + 2 "
+        "(0: that many, at most 7); ignored by the other formats",
     )  # fmt: skip
     games_per_pairing = serializers.IntegerField(
         min_value=1, max_value=MAX_GAMES_PER_PAIRING, required=False, default=2,

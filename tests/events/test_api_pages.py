@@ -45,7 +45,7 @@ def test_only_staff_create_tournaments_and_refusals_say_why() -> None:
     staff = _client("operator", staff=True)
     cases: list[tuple[dict[str, object], str, str]] = [
         ({"bots": [*bots[:4], "nobody-here"]}, "bots", "no bot named nobody-here"),
-        ({"rounds": 9}, "rounds", "at most 3 rounds without a repeat"),
+        ({"rounds": 9}, "rounds", "has at most 3 rounds"),
         ({"format": "ladder"}, "format", "ladder"),
         ({"games_per_pairing": 3}, "games_per_pairing", "must be even"),
         ({"bots": bots[:1]}, "bots", "at least 2"),
@@ -133,7 +133,7 @@ def test_the_admin_makes_and_starts_a_tournament_with_the_same_checks() -> None:
     refused = admin.post("/admin/events/tournament/add/", form)
     assert refused.status_code == 200  # the form again, with the reason by its field
     errors = re.findall(r'class="errorlist[^>]*>(.*?)</ul>', refused.content.decode(), re.S)
-    assert any("at most 2 rounds without a repeat" in e for e in errors), errors
+    assert any("has at most 2 rounds" in e for e in errors), errors
     made = admin.post("/admin/events/tournament/add/", {**form, "rounds": "2"})
     assert made.status_code == 302, made.content.decode()[:2000]
     t = Tournament.objects.get(slug="admin-cup")
