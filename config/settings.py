@@ -102,6 +102,7 @@ INSTALLED_APPS = [
     "arena.seasons.apps.SeasonsConfig",
     "arena.challenges.apps.ChallengesConfig",
     "arena.notify.apps.NotifyConfig",
+    "arena.events.apps.EventsConfig",
     # the adapters' management commands and signal receivers
     "arena.adapters.apps.AdaptersConfig",
     "leaderboard.apps.LeaderboardConfig",
@@ -467,6 +468,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "MatchStatusEnum": "arena.models.MatchStatus",
         "LeagueStatusEnum": "arena.models.LeagueStatus",
+        "TournamentFormatEnum": "arena.events.models.TournamentFormat",
     },
 }
 

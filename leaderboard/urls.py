@@ -10,12 +10,14 @@ from leaderboard import (  # noqa: F401 - converters registers the path converte
     tv_views,
     views,
 )
+from leaderboard.api import events_urls
 
 app_name = "leaderboard"
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("leagues/", views.leagues, name="leagues"),
+    path("", include(events_urls.site)),
     path("leagues/<slug:slug>/", views.league, name="league"),
     path("leagues/<slug:slug>/seasons/", include("leaderboard.season_urls")),
     path("leagues/<slug:slug>/games/<str:name>", gamedb_views.archive, name="game-archive"),

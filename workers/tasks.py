@@ -74,6 +74,15 @@ def end_due_seasons(league_id: int | None = None) -> list[dict[str, object]]:
     return [e.to_json() for e in do_end_due_seasons(league_id)]
 
 
+@app.task(name="arena.advance_tournaments", acks_late=True, soft_time_limit=120, time_limit=180)
+def advance_tournaments() -> dict[str, str]:
+    """Running tournaments whose rounds are all over get their next round (or finish):
+    the beat's safety net under the hook after each result (``arena.events.advance``)."""
+    from arena.events.advance import do_advance_all
+
+    return do_advance_all()
+
+
 @app.task(name="arena.recompute_ratings", soft_time_limit=1800, time_limit=1900)
 def recompute_ratings(league_id: int, fix: bool = False) -> dict[str, object]:
     from arena.ratings.services import recompute_ratings as recompute

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -64,6 +64,19 @@ _SEAT_RESET = {
     "latency_p90_ms": None, "latency_max_ms": None, "bank_left_ms": None,
     "fault_cause": "", "fault_detail": "", "code_version": None,
 }  # fmt: skip
+
+
+#: other parts' reasons to refuse a re-run (``register_guard``): a guard gets the league and
+#: the match (its row locked) and answers why not, or None
+Guard = Callable[[League, Match], str | None]
+_guards: list[Guard] = []
+
+
+def register_guard(guard: Guard) -> None:
+    """Ask ``guard`` before any match is voided and re-run (once, however often
+    registered): e.g. a knockout refuses a tie whose winner has moved on."""
+    if guard not in _guards:
+        _guards.append(guard)
 
 
 @dataclass
@@ -110,6 +123,10 @@ def void_and_rerun(
             if match_id not in found:
                 continue
             unit = units[match_id]
+            refusal = next(filter(None, (g(league, found[match_id]) for g in _guards)), None)
+            if refusal:
+                report.refused[match_id] = refusal
+                continue
             busy = [g for g in unit if g.status in (MatchStatus.QUEUED, MatchStatus.RUNNING)]
             if busy:
                 report.refused[match_id] = (
@@ -220,4 +237,4 @@ def _summary(match: Match, seats: list[Participation], reason: str) -> str:
     )
 
 
-__all__ = ["RerunReport", "void_and_rerun"]
+__all__ = ["RerunReport", "register_guard", "void_and_rerun"]

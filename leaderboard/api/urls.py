@@ -1,7 +1,7 @@
 from django.urls import include, path
 
 from leaderboard import converters  # noqa: F401 - registers the id and botname converters
-from leaderboard.api import analytics, games, hosting, tv, views
+from leaderboard.api import analytics, events_urls, games, hosting, tv, views
 
 app_name = "api"
 
@@ -43,4 +43,5 @@ urlpatterns = [
     path("me/", views.Me.as_view(), name="me"),
     path("", include("leaderboard.challenges.api_urls")),
     path("", include("leaderboard.api.notify_urls")),
+    path("", include(events_urls.api)),
 ]

@@ -73,10 +73,11 @@ def next_round_at(league: League, now: datetime | None = None) -> tuple[datetime
 
 def league_summaries(*, hidden: bool = False) -> list[LeagueSummary]:
     """Every league with its counts: 3 grouped queries (not one per league). ``hidden``:
-    with the challenges' unrated leagues (``arena.challenges``), which lists leave out."""
+    with the leagues that lists leave out, the challenges' unrated leagues
+    (``arena.challenges``) and each tournament's own league (``arena.events``)."""
     found = League.objects.select_related("schedule__interval", "schedule__crontab")
     if not hidden:
-        found = found.filter(challenge_rules__isnull=True)
+        found = found.filter(challenge_rules__isnull=True, tournament__isnull=True)
     leagues = list(found.order_by("status", "name"))
     entries = dict(
         Entry.objects.filter(active=True)

@@ -48,6 +48,7 @@ from arena.adapters.management import demo_challenges
 from arena.adapters.management.commands.league import QUIET_LOGGERS
 from arena.adapters.management.commands.league import Command as LeagueCommand
 from arena.adapters.management.commands.rungateway import split_address
+from arena.adapters.management.demo_events import start_demo_event
 from arena.adapters.management.demo_host import start_bot_host
 from arena.adapters.management.demo_notify import subscribe_owner
 from arena.adapters.management.demo_sdk import (
@@ -223,6 +224,7 @@ class Command(BaseCommand):
                     summary = sdk_summary()
                     if summary:
                         self.stdout.write(summary)
+            start_demo_event(league, stop, self.stdout.write, f"http://{host}:{o['port']}")
             self._banner(host, o["port"], arena, admin_line, token, o["every"])
             demo_challenges.start(stop, self.stdout, f"http://{host}:{o['port']}", ADMIN_USER)
             self.stdout.write("serving (Ctrl-C stops it)")
