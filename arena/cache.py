@@ -12,16 +12,39 @@ cache dozens of times).
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 import redis
-from django.core.cache.backends.base import DEFAULT_TIMEOUT
+from django.conf import settings
+from django.core.cache import caches
+from django.core.cache.backends.base import DEFAULT_TIMEOUT, BaseCache
 from django.core.cache.backends.redis import RedisCache
 
 logger = logging.getLogger(__name__)
+
+_shared: dict[tuple[int, str], BaseCache] = {}
+_shared_lock = threading.Lock()
+
+
+def shared_cache() -> BaseCache:
+    """The default cache, one backend for all of the process's threads. Django's ``cache``
+    is one backend per thread: a worker's match thread that dropped its live keys made its
+    own Redis client for it (a pool, a connection and its 64 KiB buffer, 80 KiB in all),
+    and a worker playing 500 matches made 500 of them during a burst (what a burst
+    allocates is what keeps its memory afterwards: docs/performance.md). A backend is safe
+    to share between threads (Redis': a connection pool; the local memory cache: a lock)."""
+    # a forked child makes its own, and so do settings that changed (tests)
+    key = (os.getpid(), repr(settings.CACHES.get("default")))
+    with _shared_lock:
+        backend = _shared.get(key)
+        if backend is None:
+            backend = _shared[key] = caches.create_connection("default")
+        return backend
+
 
 T = TypeVar("T")
 _LOG_EVERY_S = 30.0

@@ -26,8 +26,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
 
+from arena.cache import shared_cache as _cache
 from arena.services import livenews
 from referee.replay import RecordedDecision
 
@@ -80,7 +80,7 @@ class _Writer:
                 batch = {_key(m): list(d) for m, d in self._news.items()}
                 self._writing, self._news = set(self._news), {}
             try:
-                cache.set_many(batch, timeout=timeout)
+                _cache().set_many(batch, timeout=timeout)
             except Exception:  # noqa: BLE001 - spectating is best effort; the game goes on
                 logger.warning("live decisions of %d matches not written", len(batch),
                                exc_info=True)  # fmt: skip
@@ -90,7 +90,7 @@ class _Writer:
                 self._cond.notify_all()
             if again:
                 try:
-                    cache.delete_many([_key(m) for m in again])
+                    _cache().delete_many([_key(m) for m in again])
                 except Exception:  # noqa: BLE001
                     logger.warning("live decisions of %s not deleted", sorted(again))
 
@@ -131,7 +131,7 @@ def publisher(
 
 
 def decisions_so_far(match_id: int) -> list[dict[str, Any]]:
-    found = cache.get(_key(match_id))
+    found = _cache().get(_key(match_id))
     return list(found) if isinstance(found, list) else []
 
 
@@ -143,7 +143,7 @@ def forget(match_id: int) -> None:
 def forget_many(match_ids: Iterable[int]) -> None:
     """``forget`` for several matches, in one cache call (a chunk's, before and after)."""
     ids = _writer.forget(match_ids)
-    cache.delete_many([_key(m) for m in ids])
+    _cache().delete_many([_key(m) for m in ids])
     livenews.announce(ids)
 
 

@@ -27,8 +27,9 @@ from collections.abc import Iterable
 from typing import Any
 
 import redis
-from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
+
+from arena.cache import shared_cache
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +38,7 @@ FALLBACK_POLL_S = 1.0
 
 
 def _channel(match_id: int) -> str:
-    return caches["default"].make_key(f"live:news:{match_id}")
+    return shared_cache().make_key(f"live:news:{match_id}")
 
 
 _clients: dict[tuple[int, str], Any] = {}
@@ -46,7 +47,7 @@ _clients: dict[tuple[int, str], Any] = {}
 def _redis() -> Any | None:
     """The Redis client of the cache, or None where the cache is not Redis (one per
     process and address: the cache's own is built again on every call)."""
-    backend = caches["default"]
+    backend = shared_cache()
     if not isinstance(backend, RedisCache):
         return None
     key = (os.getpid(), str(backend._servers))  # type: ignore[attr-defined]

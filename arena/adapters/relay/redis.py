@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -84,6 +86,48 @@ def _block(seconds: float) -> str:
     return f"{max(seconds, MIN_BLOCK):.3f}"
 
 
+#: idle connections the process's client keeps (``_Pool``)
+KEEP_IDLE = 16
+
+
+class _Pool(redis.ConnectionPool):
+    """redis-py's pool, except that it keeps at most ``KEEP_IDLE`` idle connections: a
+    burst of a thousand matches may run hundreds of commands at once, and a connection
+    kept for good after it holds its 64 KiB read buffer."""
+
+    def release(self, connection: redis.Connection) -> None:  # type: ignore[override]
+        super().release(connection)
+        with self._lock:  # type: ignore[attr-defined]
+            idle = self._available_connections  # type: ignore[attr-defined]
+            surplus = idle[KEEP_IDLE:]
+            del idle[KEEP_IDLE:]
+            self._created_connections -= len(surplus)  # type: ignore[attr-defined]
+        for extra in surplus:
+            extra.disconnect()
+
+
+_clients: dict[tuple[int, str], redis.Redis] = {}
+_clients_lock = threading.Lock()
+
+
+def shared_client(url: str) -> redis.Redis:
+    """The process's Redis client for ``url``: one connection pool, shared by every relay
+    of the process (a relay is made per match). A client per relay cost each running
+    match a pool, a connection with its 64 KiB read buffer, a copy of redis-py's
+    callback table and an event dispatcher (96 KiB, 354 allocations): a worker holding
+    500 matches made them all during the burst, and what a burst allocates is what keeps
+    its memory afterwards (docs/performance.md). A connection is taken from the pool for
+    each command and given back after it: as many connections as commands run at once,
+    not one per match, and at most ``KEEP_IDLE`` of them once they are over."""
+    key = (os.getpid(), url)  # a forked child makes its own
+    with _clients_lock:
+        client = _clients.get(key)
+        if client is None:
+            pool = _Pool.from_url(url, socket_connect_timeout=5, socket_keepalive=True)
+            client = _clients[key] = redis.Redis(connection_pool=pool)
+        return client
+
+
 def _secret() -> str:
     from django.conf import settings
 
@@ -95,7 +139,7 @@ class RedisRunnerRelay(RunnerRelay):
         self, url: str, prefix: str = "relay", *, direct: bool = True, secret: str | None = None
     ) -> None:
         self.keys = Keys(prefix)
-        self._redis = redis.Redis.from_url(url, socket_connect_timeout=5, socket_keepalive=True)
+        self._redis = shared_client(url)
         #: direct lanes to gateways that open one (None: Redis only)
         self._lanes = Lanes(prefix, secret if secret is not None else _secret()) if direct else None
         #: requests written on a lane without an ack, by (bot, match), in case of a miss
@@ -336,6 +380,6 @@ class RedisRunnerRelay(RunnerRelay):
         return {} if self._lanes is None else dict(self._lanes.counts)
 
     def close(self) -> None:
+        """The relay's lanes are closed; the process's Redis client stays (``shared_client``)."""
         if self._lanes is not None:
             self._lanes.close()
-        self._redis.close()
