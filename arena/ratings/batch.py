@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg, optimize, sparse
+from scipy.linalg import lapack
 
 from arena.ratings import replicates
 
@@ -98,18 +99,74 @@ class Results:
         )
 
 
+def _compact(keys: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of ``keys`` (non-negative, below ``space``), sorted, and each
+    key's index among them: ``np.unique(keys, return_inverse=True)``, by a table instead
+    of a sort where the table is small."""
+    if space > max(4 * len(keys), 1 << 22):
+        uniq, inverse = np.unique(keys, return_inverse=True)
+        return uniq, inverse.reshape(-1)
+    present = np.zeros(space, dtype=bool)
+    present[keys] = True
+    index = np.cumsum(present) - 1
+    return np.flatnonzero(present), index[keys]
+
+
 class _Design:
-    """Distinct (team A, team B) match-ups as rows of a sparse matrix; games map to rows so
-    that a bootstrap replicate only re-weights the rows."""
+    """Distinct match-ups as rows of a sparse matrix, and each row's wins and games: the
+    sufficient statistics of the likelihood, however many games a row holds (a round
+    robin of n bots has n(n-1)/2 rows for its n(n-1) games). A match-up is a pair of teams
+    in either order (the model has no side advantage: B against A is A against B with the
+    score turned, ``1 - s``); games map to rows so that a bootstrap replicate only
+    re-weights the rows."""
 
     def __init__(self, res: Results) -> None:
         n = res.n
-        # one integer per team (two players, -1 padded), then per match-up
+        if np.all(res.team_a[:, 1] < 0) and np.all(res.team_b[:, 1] < 0):  # one a side
+            a, b = res.team_a[:, 0], res.team_b[:, 0]
+            turned = a > b
+            low, high = np.minimum(a, b), np.maximum(a, b)
+            uniq, self.row_of_game = _compact(low * n + high, n * n)
+            rows = len(uniq)
+            self.x = sparse.csr_matrix(
+                (
+                    np.tile([1.0, -1.0], rows),
+                    np.stack([uniq // n, uniq % n], axis=1).ravel(),
+                    np.arange(0, 2 * rows + 1, 2),
+                ),
+                shape=(rows, n),
+            )
+        else:
+            turned = self._teams(res)
+        self.xt = self.x.T  # a CSC view: no copy
+        self._pairs: tuple[np.ndarray, ...] | None = None
+        #: the outcomes' dispersion the games were weighted by (``_dispersion``)
+        self.dispersion = 1.0
+        #: (prior precision, mode, inverse Hessian) of the last posterior the fit computed
+        self.posterior: tuple[float, np.ndarray, np.ndarray] | None = None
+        score = res.a_won.astype(float)  # 1, 0, or a draw's 1/2
+        self.won = np.where(turned, 1.0 - score, score)  # for the row's first team
+        units = res.unit - (int(res.unit.min()) if len(res.unit) else 0)
+        _, self.unit_of_game = _compact(units, int(units.max()) + 1 if len(units) else 1)
+        self.n_units = int(self.unit_of_game.max()) + 1 if len(res.unit) else 0
+        self.n = n
+
+    def _teams(self, res: Results) -> np.ndarray:
+        """The rows of a league with 2-player teams; which games were turned."""
+        n = res.n
+        # one integer per team (two players, -1 padded); a match-up is its two teams'
+        # integers in ascending order, the game's score turned where they were not
         team_key_a = (res.team_a[:, 0] + 1) * (n + 1) + res.team_a[:, 1] + 1
         team_key_b = (res.team_b[:, 0] + 1) * (n + 1) + res.team_b[:, 1] + 1
-        keys = team_key_a * (n + 1) ** 2 + team_key_b
-        uniq, first, self.row_of_game = np.unique(keys, return_index=True, return_inverse=True)
-        rows_a, rows_b = res.team_a[first], res.team_b[first]
+        teams, team_of = _compact(np.concatenate([team_key_a, team_key_b]), (n + 1) ** 2)
+        first_team, second_team = np.split(team_of, 2)
+        turned = first_team > second_team
+        low = np.where(turned, second_team, first_team)
+        high = np.where(turned, first_team, second_team)
+        uniq, self.row_of_game = _compact(low * len(teams) + high, len(teams) ** 2)
+        low_key, high_key = teams[uniq // len(teams)], teams[uniq % len(teams)]
+        rows_a = np.stack([low_key // (n + 1), low_key % (n + 1)], axis=1) - 1
+        rows_b = np.stack([high_key // (n + 1), high_key % (n + 1)], axis=1) - 1
         size_a = (rows_a >= 0).sum(axis=1)
         size_b = (rows_b >= 0).sum(axis=1)
         r_idx, c_idx, vals = [], [], []
@@ -123,14 +180,7 @@ class _Design:
             (np.concatenate(vals), (np.concatenate(r_idx), np.concatenate(c_idx))),
             shape=(len(uniq), n),
         )
-        self.xt = self.x.T.tocsr()
-        self._pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-        #: the outcomes' overdispersion the intervals were inflated by (``_sandwich``)
-        self.dispersion = 1.0
-        self.won = res.a_won.astype(float)  # 1, 0, or a draw's 1/2
-        _, self.unit_of_game = np.unique(res.unit, return_inverse=True)
-        self.n_units = int(self.unit_of_game.max()) + 1 if len(res.unit) else 0
-        self.n = n
+        return turned
 
     def counts(self, unit_weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Wins and games per row, each game weighted by its unit's bootstrap weight."""
@@ -148,28 +198,57 @@ class _Design:
         return np.asarray(self.xt @ (total * p - wins)) + prior * r
 
     def hessian(self, r: np.ndarray, total: np.ndarray, prior: float = PRIOR) -> np.ndarray:
-        """``X' diag(total p (1 - p)) X + prior I``, dense: every row's outer product
-        added into the flat n x n array at once (``np.bincount``)."""
+        return self.hessian_of(total * _slope(self.x @ r), prior)
+
+    def hessian_of(self, s: np.ndarray, prior: float = PRIOR) -> np.ndarray:
+        """``X' diag(s) X + prior I``, dense: the rows' products of two different entries
+        added into the flat n x n array at once (``np.bincount``), mirrored, and their
+        squares into the diagonal."""
+        n = self.n
         if self._pairs is None:
             x = self.x
             starts, ends = x.indptr[:-1], x.indptr[1:]
             widest = int(np.max(ends - starts)) if x.shape[0] else 0
             rows, flat, vals = [], [], []
             for k in range(widest):  # the k-th and m-th non-zero entries of every row
-                for m in range(widest):
-                    has = starts + max(k, m) < ends
+                for m in range(k + 1, widest):
+                    has = starts + m < ends
                     first, second = starts[has] + k, starts[has] + m
                     rows.append(np.nonzero(has)[0])
-                    flat.append(x.indices[first] * self.n + x.indices[second])
+                    flat.append(x.indices[first] * n + x.indices[second])
                     vals.append(x.data[first] * x.data[second])
-            self._pairs = (np.concatenate(rows), np.concatenate(flat), np.concatenate(vals))
-        at_row, at_flat, at_val = self._pairs
-        p = _sigmoid(self.x @ r)
-        s = total * p * (1.0 - p)
-        flat_h = np.bincount(at_flat, weights=s[at_row] * at_val, minlength=self.n * self.n)
-        h: np.ndarray = flat_h.reshape(self.n, self.n).astype(float)
-        h[np.diag_indices(self.n)] += float(prior)
+            at_row = np.repeat(np.arange(x.shape[0]), ends - starts)
+            self._pairs = (
+                np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64),
+                np.concatenate(flat) if flat else np.zeros(0, dtype=np.int64),
+                np.concatenate(vals) if vals else np.zeros(0),
+                at_row, x.indices, x.data**2,
+            )  # fmt: skip
+        at_row, at_flat, at_val, on_row, on_col, on_val = self._pairs
+        off = np.bincount(at_flat, weights=s[at_row] * at_val, minlength=n * n).reshape(n, n)
+        h: np.ndarray = off + off.T
+        h[np.diag_indices(n)] += np.bincount(on_col, weights=s[on_row] * on_val, minlength=n)
+        h[np.diag_indices(n)] += float(prior)
         return h
+
+    def score_trace(self, r: np.ndarray) -> float:
+        """``tr J``: the sum over units of their scores' squared norms at ``r``. Where every
+        unit's games are on one row (a pairing's pair of games, a single game) a unit's
+        score is its row times the sum of its games' residuals."""
+        resid = _sigmoid(self.x @ r)[self.row_of_game] - self.won
+        row_of_unit = np.empty(self.n_units, dtype=np.int64)
+        row_of_unit[self.unit_of_game] = self.row_of_game
+        if np.array_equal(row_of_unit[self.unit_of_game], self.row_of_game):
+            e = np.bincount(self.unit_of_game, weights=resid, minlength=self.n_units)
+            norms = np.bincount(
+                self._norm_rows(), weights=self.x.data**2, minlength=self.x.shape[0]
+            )
+            return float(np.sum(norms[row_of_unit] * e**2))
+        scores = self.unit_scores(r)
+        return float(scores.multiply(scores).sum())
+
+    def _norm_rows(self) -> np.ndarray:
+        return np.repeat(np.arange(self.x.shape[0]), np.diff(self.x.indptr))
 
     def unit_scores(self, r: np.ndarray) -> sparse.csr_matrix:
         """Each unit's score (its games' gradient of the negative log likelihood) at ``r``,
@@ -189,6 +268,12 @@ class _Design:
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * z))
+
+
+def _slope(z: np.ndarray) -> np.ndarray:
+    """``p (1 - p)`` of the logistic curve at ``z``."""
+    p = _sigmoid(z)
+    return p * (1.0 - p)
 
 
 def _solve(
@@ -253,39 +338,43 @@ NEWTON_STEPS = 100
 
 def _newton(
     design: _Design, wins: np.ndarray, total: np.ndarray, prior: float = PRIOR,
-    start: np.ndarray | None = None,
+    start: np.ndarray | None = None, gtol: float = NEWTON_GTOL,
 ) -> np.ndarray:  # fmt: skip
     """The maximum a posteriori ratings (logistic units) by damped Newton steps on the dense
     Hessian (one Cholesky factorisation a step): the optimum ``_solve`` finds, in a few
     steps of array arithmetic. The objective is strictly convex under the prior; a step
-    that does not lower it is halved, so the iteration cannot diverge."""
-    x = design.x
+    that does not lower it is halved, so the iteration cannot diverge. The rows' score
+    differences ``z`` are carried along the steps: one sparse product a trial point."""
+    x, xt = design.x, design.xt
     r = np.zeros(design.n) if start is None else start.copy()
 
-    def objective(r: np.ndarray) -> float:
-        z = x @ r
+    def objective(z: np.ndarray, r: np.ndarray) -> float:
         return float(np.sum(total * np.logaddexp(0.0, z) - wins * z)) + 0.5 * prior * float(r @ r)
 
     with np.errstate(over="ignore", invalid="ignore"):
-        before = objective(r)
+        z = x @ r
+        before = objective(z, r)
         for _ in range(NEWTON_STEPS):
-            g = design.gradient(r, wins, total, prior)
-            if float(np.max(np.abs(g))) < NEWTON_GTOL:
+            p = _sigmoid(z)
+            g = np.asarray(xt @ (total * p - wins)) + prior * r
+            if float(np.max(np.abs(g))) < gtol:
                 return r
-            h = design.hessian(r, total, prior)
+            h = design.hessian_of(total * p * (1.0 - p), prior)
             factor = linalg.cho_factor(h, overwrite_a=True, check_finite=False)
             step = linalg.cho_solve(factor, g, check_finite=False)
+            dz = x @ step
             slack = 1e-12 * abs(before) + 1e-300
             scale = 1.0
             for _ in range(60):
-                after = objective(r - scale * step)
+                after = objective(z - scale * dz, r - scale * step)
                 if after <= before + slack:
                     break
                 scale *= 0.5
             r = r - scale * step
+            z = x @ r
             before = after
     g = design.gradient(r, wins, total, prior)
-    if float(np.max(np.abs(g))) > CONVERGED_GRADIENT:
+    if float(np.max(np.abs(g))) > max(gtol, CONVERGED_GRADIENT):
         logger.warning(
             "batch fit of %d players stopped short of the optimum (%d Newton steps; "
             "gradient %.2g)", design.n, NEWTON_STEPS, float(np.max(np.abs(g))),
@@ -294,8 +383,10 @@ def _newton(
 
 
 def _ranks(ratings: np.ndarray) -> np.ndarray:
-    """Rank 1 = highest rating (row-wise for a 2-D array)."""
-    order = np.argsort(-ratings, axis=-1, kind="stable")
+    """Rank 1 = highest rating (row-wise for a 2-D array); ratings equal to a millionth
+    of a point (a solver's rounding: two players without games in a bootstrap replicate)
+    are ranked by index."""
+    order = np.argsort(-np.round(ratings, 6), axis=-1, kind="stable")
     ranks = np.empty_like(order)
     np.put_along_axis(ranks, order, np.arange(1, ratings.shape[-1] + 1), axis=-1)
     return ranks
@@ -360,8 +451,9 @@ def fit(
     rank, rank_low, rank_high = (np.zeros(n, dtype=np.int64) for _ in range(3))
     rank[idx] = _ranks(elo[idx])
     if exact is None:  # ranks drawn: the draws' own 2.5th and 97.5th percentile ranks
-        rank_low[idx] = np.quantile(boot_ranks, 0.025, axis=0, method="inverted_cdf")
-        rank_high[idx] = np.quantile(boot_ranks, 0.975, axis=0, method="inverted_cdf")
+        drawn = np.sort(boot_ranks, axis=0)  # np.quantile's "inverted_cdf", both at once
+        at = [max(0, math.ceil(q * len(drawn)) - 1) for q in (0.025, 0.975)]
+        rank_low[idx], rank_high[idx] = drawn[at[0]], drawn[at[1]]
     else:
         rank_low[idx] = np.floor(np.percentile(boot_ranks, 2.5, axis=0)).astype(np.int64)
         rank_high[idx] = np.ceil(np.percentile(boot_ranks, 97.5, axis=0)).astype(np.int64)
@@ -389,6 +481,9 @@ EB_RTOL = 1e-2
 EB_STEPS = 20
 #: the population prior's estimate starts from a spread of 200 Elo
 START_PRIOR = (ELO_SCALE / 200.0) ** 2
+#: and from a mode under it to this largest gradient entry (logistic units; a round
+#: robin of 1,000 bots starts at ~1e3)
+START_GTOL = 1.0
 
 
 def _empirical_bayes(
@@ -415,7 +510,8 @@ def _empirical_bayes(
     if n < 3:
         return PRIOR, _newton(design, wins, total, PRIOR)
     prior = START_PRIOR  # any start: the fixed point does not depend on it
-    point = _newton(design, wins, total, prior)
+    # the first mode is only where the quadratic model is taken: near it is enough
+    point = _newton(design, wins, total, prior, gtol=START_GTOL)
     ones = np.ones(n) / math.sqrt(n)
     for _ in range(EB_STEPS):
         a = design.hessian(point, total, 0.0)
@@ -437,13 +533,32 @@ def _empirical_bayes(
                 lo = mid
             else:
                 hi = mid
-        new = math.exp(0.5 * (lo + hi))
-        done = abs(new - prior) <= EB_RTOL * prior
-        prior = new
-        point = _newton(design, wins, total, prior, start=point)
-        if done:
+        prior = math.exp(0.5 * (lo + hi))
+        # from the quadratic model's mode under the new precision: a step or two
+        point = _newton(design, wins, total, prior, start=vectors @ (b / (values + prior)))
+        # done when the fixed point is within EB_RTOL of here: the excess at the mode,
+        # exactly (the posterior's inverse Hessian, kept for the intervals), over its
+        # slope under the model
+        inverse = _inverse(design.hessian(point, total, prior))
+        centred = point - point.mean()
+        second = float(centred @ centred) + float(np.trace(inverse)) - float(inverse.sum()) / n
+        excess = second / (n - 1) - 1.0 / prior
+        dl = 1e-4 * prior
+        slope = (_excess(prior + dl, *model) - _excess(prior - dl, *model)) / (2 * dl)
+        design.posterior = (prior, point, inverse)
+        if slope > 0 and abs(excess / slope) <= EB_RTOL * prior:
             break
     return prior, point
+
+
+def _inverse(h: np.ndarray) -> np.ndarray:
+    """The inverse of a symmetric positive definite matrix, from its Cholesky factor."""
+    factor, info = lapack.dpotrf(h, lower=False, overwrite_a=False)
+    if info != 0:
+        raise linalg.LinAlgError(f"the posterior's Hessian is not positive definite ({info})")
+    inverse, info = lapack.dpotri(factor, lower=False)
+    upper = np.triu(inverse)
+    return upper + np.triu(inverse, 1).T  # type: ignore[no-any-return]
 
 
 def _excess(
@@ -475,16 +590,19 @@ def _sandwich(
     cached = getattr(design, "_sandwich", None)
     if cached is not None:
         return cached  # type: ignore[no-any-return]
-    h = design.hessian(point, total, prior)
-    scores = design.unit_scores(point)
-    j_trace = float(scores.multiply(scores).sum())
-    a_trace = float(np.trace(h)) - prior * design.n
-    phi = max(1.0, j_trace / a_trace) if a_trace > 0 else 1.0
-    inverse = linalg.cho_solve(linalg.cho_factor(h, check_finite=False), np.eye(design.n))
-    cov = phi * inverse - (phi - 1.0) * prior * (inverse @ inverse)
-    cov = 0.5 * (cov + cov.T)
+    kept = design.posterior
+    if kept is not None and kept[0] == prior and np.array_equal(kept[1], point):
+        inverse = kept[2]
+    else:
+        inverse = _inverse(design.hessian(point, total, prior))
+    s = total * _slope(design.x @ point)
+    a_trace = float(
+        np.bincount(design.x.indices, weights=design.x.data**2 * s[design._norm_rows()]).sum()
+    )
+    phi = max(1.0, design.score_trace(point) / a_trace) if a_trace > 0 else 1.0
+    cov = phi * inverse - (phi - 1.0) * prior * (inverse @ inverse) if phi > 1.0 else inverse.copy()
     mean = cov.mean(axis=0)
-    cov = cov - mean[None, :] - mean[:, None] + mean.mean()
+    cov -= mean[None, :] + mean[:, None] - mean.mean()
     design._sandwich = cov  # type: ignore[attr-defined]
     design.dispersion = phi
     return cov
