@@ -6,13 +6,26 @@ or 1/2 for a draw); a team's strength is the mean of its members' ratings, so 2-
 team leagues fit alike. Games are grouped into **units** (the pair of games of a pairing:
 both games share the deck when mirrored), the independent pieces of evidence.
 
-The fit a league runs (``fit``'s default): the posterior mode under a prior N(0, tau^2)
-whose spread is estimated from the league (``_empirical_bayes``), by Newton steps on the
-dense Hessian (``_newton``: the optimum SciPy finds, test-held to 1e-3 Elo); rating
-intervals +- 1.96 standard deviations of the posterior covariance inflated by the units'
-overdispersion (``_sandwich``); rank intervals from 1,000 joint draws of it. No refits:
-at most a few dense factorisations, under a second of a core up to 1,000 bots and ~10^5
-games (``bench/rating_fit.py --sizes``); coverage in ``bench/rating_coverage.py``.
+The fit a league runs (``fit``'s default), on each match-up's sufficient statistics (a
+pair of teams in either order, its wins and games: a round robin of n bots is n(n-1)/2
+rows however many games):
+
+* the outcomes' dispersion ``phi`` (``_dispersion``): the units' observed score variance
+  over the model's ``p(1 - p)``, net of what the fit absorbs; below 1 with draws (a draw
+  varies less than a win or a loss), above with games that vary together or a model
+  that misses something; every game then counts ``1 / phi`` (a quasi-likelihood);
+* the posterior mode under a prior N(0, tau^2) whose spread is estimated from the league
+  (``_empirical_bayes``), by Newton steps on the dense Hessian (``_newton``: the optimum
+  SciPy finds, test-held to 1e-3 Elo);
+* rating intervals +- 1.96 standard deviations of that posterior, ``(A / phi + I /
+  tau^2)^-1`` centred; rank intervals from 1,000 joint draws of it, each player's
+  mid-distribution 2.5% and 97.5% ranks (``_rank_intervals``: integer quantiles of a
+  discrete rank hold more than 95%).
+
+No refits: one eigendecomposition and a few Cholesky factorisations, under a second of
+a core up to 1,000 bots (``bench/rating_fit.py --sizes``); coverage 93-97% for ratings
+and ranks, round robin and matchmade, 50-1,000 bots, with draws and an intransitive part
+(``bench/rating_coverage.py``).
 
 ``exact=True`` keeps the bootstrap as it was (replicates over units refitted in full, all at
 once up to ``replicates.MAX_PLAYERS`` players), ``exact=False`` its one-Newton-step
@@ -70,6 +83,8 @@ class Fit:
     #: the prior's standard deviation (Elo): the league's estimated spread of ratings, or
     #: the weak prior's 1,000 (``exact`` fits, leagues the data say are wider)
     spread: float = 1000.0
+    #: the outcomes' dispersion every game was weighted by the inverse of (``_dispersion``)
+    dispersion: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -143,7 +158,7 @@ class _Design:
         #: the outcomes' dispersion the games were weighted by (``_dispersion``)
         self.dispersion = 1.0
         #: (prior precision, mode, inverse Hessian) of the last posterior the fit computed
-        self.posterior: tuple[float, np.ndarray, np.ndarray] | None = None
+        self.posterior: tuple[float, np.ndarray, np.ndarray, np.ndarray] | None = None
         score = res.a_won.astype(float)  # 1, 0, or a draw's 1/2
         self.won = np.where(turned, 1.0 - score, score)  # for the row's first team
         units = res.unit - (int(res.unit.min()) if len(res.unit) else 0)
@@ -236,19 +251,37 @@ class _Design:
         unit's games are on one row (a pairing's pair of games, a single game) a unit's
         score is its row times the sum of its games' residuals."""
         resid = _sigmoid(self.x @ r)[self.row_of_game] - self.won
-        row_of_unit = np.empty(self.n_units, dtype=np.int64)
-        row_of_unit[self.unit_of_game] = self.row_of_game
-        if np.array_equal(row_of_unit[self.unit_of_game], self.row_of_game):
+        row_of_unit = self.unit_rows()
+        if row_of_unit is not None:
             e = np.bincount(self.unit_of_game, weights=resid, minlength=self.n_units)
-            norms = np.bincount(
-                self._norm_rows(), weights=self.x.data**2, minlength=self.x.shape[0]
-            )
-            return float(np.sum(norms[row_of_unit] * e**2))
+            return float(np.sum(self.row_norms()[row_of_unit] * e**2))
         scores = self.unit_scores(r)
         return float(scores.multiply(scores).sum())
 
-    def _norm_rows(self) -> np.ndarray:
-        return np.repeat(np.arange(self.x.shape[0]), np.diff(self.x.indptr))
+    def unit_rows(self) -> np.ndarray | None:
+        """Each unit's row, if every unit's games are on one row (else None)."""
+        row_of_unit = np.zeros(self.n_units, dtype=np.int64)
+        row_of_unit[self.unit_of_game] = self.row_of_game
+        if np.array_equal(row_of_unit[self.unit_of_game], self.row_of_game):
+            return row_of_unit
+        return None
+
+    def row_norms(self) -> np.ndarray:
+        """``|x_r|^2`` of every row."""
+        x = self.x
+        rows = np.repeat(np.arange(x.shape[0]), np.diff(x.indptr))
+        return np.bincount(rows, weights=x.data**2, minlength=x.shape[0])
+
+    def quadratic(self, m: np.ndarray) -> np.ndarray:
+        """``x_r' m x_r`` of every row for a symmetric n x n ``m``."""
+        if self._pairs is None:
+            self.hessian_of(np.zeros(self.x.shape[0]))
+        assert self._pairs is not None
+        at_row, at_flat, at_val, on_row, on_col, on_val = self._pairs
+        rows = self.x.shape[0]
+        diagonal = np.bincount(on_row, weights=on_val * np.diag(m)[on_col], minlength=rows)
+        off = np.bincount(at_row, weights=at_val * m.ravel()[at_flat], minlength=rows)
+        return diagonal + 2.0 * off
 
     def unit_scores(self, r: np.ndarray) -> sparse.csr_matrix:
         """Each unit's score (its games' gradient of the negative log likelihood) at ``r``,
@@ -410,12 +443,12 @@ def fit(
 ) -> Fit:
     """Ratings for players 0..n-1 with 95% rating and rank intervals.
 
-    By default (``exact=None``) the point fit takes Newton steps on the dense Hessian
-    (``_newton``) and the intervals come from the ratings' sandwich covariance
-    ``H^-1 J H^-1`` (``H`` the Hessian at the optimum, ``J`` the sum of the units' score
-    outer products: what the bootstrap over units estimates, with no refit): a rating's
-    interval is its estimate +- 1.96 standard deviations, a rank's the 2.5th and 97.5th
-    percentiles of the ranks in ``DRAWS`` joint draws from that Gaussian (``bootstrap``
+    By default (``exact=None``) every game is weighted by ``1 / phi`` (the outcomes'
+    dispersion, ``_dispersion``), the point fit is the posterior mode under the league's
+    estimated prior (``_empirical_bayes``), and the intervals come from that posterior's
+    covariance ``(A / phi + prior I)^-1`` (no refit): a rating's interval is its estimate
+    +- 1.96 standard deviations, a rank's the mid-distribution 2.5% and 97.5% ranks in
+    ``DRAWS`` joint draws from that Gaussian (``_rank_intervals``; ``bootstrap``
     > 0 asks for intervals; its number is recorded, not used). ``exact=True`` is the
     bootstrap as it was: ``bootstrap`` replicates over units each refitted in full (all
     at once up to ``replicates.MAX_PLAYERS`` players unless ``together`` is False, else
@@ -431,8 +464,10 @@ def fit(
     wins, total = design.counts()
     rng = np.random.default_rng(seed)
     prior = PRIOR
-    if exact is None:
-        prior, point = _empirical_bayes(design, wins, total)
+    if exact is None:  # games weighted by 1 / the outcomes' dispersion (a quasi-likelihood)
+        phi, start = _dispersion(design, wins, total)
+        wins, total = wins / phi, total / phi
+        prior, point = _empirical_bayes(design, wins, total, start=start)
         samples = _gaussian_draws(design, point, total, prior, DRAWS if bootstrap else 0, rng)
     else:
         point = _solve(design, wins, total, np.zeros(n))
@@ -450,10 +485,8 @@ def fit(
     boot_ranks = _ranks(boot[:, idx])
     rank, rank_low, rank_high = (np.zeros(n, dtype=np.int64) for _ in range(3))
     rank[idx] = _ranks(elo[idx])
-    if exact is None:  # ranks drawn: the draws' own 2.5th and 97.5th percentile ranks
-        drawn = np.sort(boot_ranks, axis=0)  # np.quantile's "inverted_cdf", both at once
-        at = [max(0, math.ceil(q * len(drawn)) - 1) for q in (0.025, 0.975)]
-        rank_low[idx], rank_high[idx] = drawn[at[0]], drawn[at[1]]
+    if exact is None:  # ranks drawn: the draws' mid-distribution 2.5% and 97.5% ranks
+        rank_low[idx], rank_high[idx] = _rank_intervals(boot_ranks)
     else:
         rank_low[idx] = np.floor(np.percentile(boot_ranks, 2.5, axis=0)).astype(np.int64)
         rank_high[idx] = np.ceil(np.percentile(boot_ranks, 97.5, axis=0)).astype(np.int64)
@@ -472,7 +505,52 @@ def fit(
         games=played.astype(float),
         bootstrap=bootstrap,
         spread=ELO_SCALE / math.sqrt(prior),
+        dispersion=design.dispersion,
     )
+
+
+#: the dispersion's estimate is shrunk towards 1 as if this many more units had been
+#: seen with it (a league of a few games cannot tell it)
+DISPERSION_UNITS = 20.0
+#: and is at least this (a league of nothing but draws between even bots has ~0)
+DISPERSION_FLOOR = 0.1
+
+
+def _dispersion(design: _Design, wins: np.ndarray, total: np.ndarray) -> tuple[float, np.ndarray]:
+    """The outcomes' dispersion ``phi``: the units' observed score variance over the
+    model's, and the mode under the starting prior it is measured at.
+
+    The logistic model says a game's score varies by ``p(1 - p)``; a draw (1/2 each)
+    varies less, so a league with draws has ``phi < 1``; the games of a unit that vary
+    together, or a model that misses something (an intransitive part), make it more.
+    ``phi = tr J / E[tr J]``: ``J`` the sum of the units' score outer products at the
+    mode, ``E[tr J]`` its expectation under the model (``tr A`` less what the fit itself
+    absorbs: a unit of ``k`` games on row ``x`` has ``k v (1 - k v x'H^-1 x)``, the
+    leverage of a weighted least-squares fit); shrunk towards 1 by ``DISPERSION_UNITS``
+    against the ``units - tr(A H^-1)`` degrees of freedom it has. The fit then weights
+    every game by ``1 / phi`` (a quasi-likelihood: the posterior's Hessian is
+    ``A / phi + prior I``)."""
+    point = _newton(design, wins, total, START_PRIOR, gtol=START_GTOL)
+    if not design.n_units:
+        return 1.0, point
+    v = _slope(design.x @ point)
+    inverse, _ = _inverse(design.hessian_of(total * v, START_PRIOR))
+    q = design.quadratic(inverse)  # x' H^-1 x of each row
+    norms = design.row_norms()
+    row_of_unit = design.unit_rows()
+    if row_of_unit is not None:
+        k = np.bincount(design.unit_of_game, minlength=design.n_units).astype(float)
+        kv = k * v[row_of_unit]
+        expected = float(np.sum(norms[row_of_unit] * kv * (1.0 - kv * q[row_of_unit])))
+    else:  # each game as if a unit of its own
+        expected = float(np.sum(norms * total * v * (1.0 - v * q)))
+    freedom = design.n_units - float(np.sum(total * v * q))
+    if expected <= 0 or freedom <= 0:
+        return 1.0, point
+    weight = freedom / (freedom + DISPERSION_UNITS)
+    phi = weight * design.score_trace(point) / expected + (1.0 - weight)
+    design.dispersion = max(DISPERSION_FLOOR, phi)
+    return design.dispersion, point
 
 
 #: the population prior's estimate stops when its precision moves by less than this share
@@ -487,7 +565,7 @@ START_GTOL = 1.0
 
 
 def _empirical_bayes(
-    design: _Design, wins: np.ndarray, total: np.ndarray
+    design: _Design, wins: np.ndarray, total: np.ndarray, start: np.ndarray | None = None
 ) -> tuple[float, np.ndarray]:
     """The population prior ``N(0, tau^2)`` of the ratings estimated from the league itself
     (the fixed point of EM under the Laplace approximation: ``tau^2`` = the mean of the
@@ -510,8 +588,9 @@ def _empirical_bayes(
     if n < 3:
         return PRIOR, _newton(design, wins, total, PRIOR)
     prior = START_PRIOR  # any start: the fixed point does not depend on it
-    # the first mode is only where the quadratic model is taken: near it is enough
-    point = _newton(design, wins, total, prior, gtol=START_GTOL)
+    # the first mode is only where the quadratic model is taken: near it is enough (a
+    # mode from ``_dispersion``: of the unweighted games, as near)
+    point = _newton(design, wins, total, prior, gtol=START_GTOL) if start is None else start
     ones = np.ones(n) / math.sqrt(n)
     for _ in range(EB_STEPS):
         a = design.hessian(point, total, 0.0)
@@ -539,26 +618,26 @@ def _empirical_bayes(
         # done when the fixed point is within EB_RTOL of here: the excess at the mode,
         # exactly (the posterior's inverse Hessian, kept for the intervals), over its
         # slope under the model
-        inverse = _inverse(design.hessian(point, total, prior))
+        inverse, factor = _inverse(design.hessian(point, total, prior))
         centred = point - point.mean()
         second = float(centred @ centred) + float(np.trace(inverse)) - float(inverse.sum()) / n
         excess = second / (n - 1) - 1.0 / prior
         dl = 1e-4 * prior
         slope = (_excess(prior + dl, *model) - _excess(prior - dl, *model)) / (2 * dl)
-        design.posterior = (prior, point, inverse)
+        design.posterior = (prior, point, inverse, factor)
         if slope > 0 and abs(excess / slope) <= EB_RTOL * prior:
             break
     return prior, point
 
 
-def _inverse(h: np.ndarray) -> np.ndarray:
-    """The inverse of a symmetric positive definite matrix, from its Cholesky factor."""
+def _inverse(h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The inverse of a symmetric positive definite matrix and its upper Cholesky factor
+    ``U`` (``h = U'U``)."""
     factor, info = lapack.dpotrf(h, lower=False, overwrite_a=False)
     if info != 0:
         raise linalg.LinAlgError(f"the posterior's Hessian is not positive definite ({info})")
     inverse, info = lapack.dpotri(factor, lower=False)
-    upper = np.triu(inverse)
-    return upper + np.triu(inverse, 1).T  # type: ignore[no-any-return]
+    return np.triu(inverse) + np.triu(inverse, 1).T, np.triu(factor)
 
 
 def _excess(
@@ -574,60 +653,73 @@ def _excess(
     return (centred + trace) / (n - 1) - 1.0 / lam
 
 
-def _sandwich(
+def _covariance(
     design: _Design, point: np.ndarray, total: np.ndarray, prior: float = PRIOR
 ) -> np.ndarray:
-    """The covariance of the centred ratings (logistic units): ``C H^-1 (phi A + prior I)
-    H^-1 C`` with ``H = A + prior I`` the posterior's Hessian (``A`` the data's), ``C`` the
-    centring (the fit reports ratings about their mean) and ``phi`` the outcomes'
-    overdispersion, ``tr J / tr A`` with ``J`` the sum of the units' score outer products
-    (more than 1 when units' games vary together or the model misses something), floored
-    at 1. At ``phi = 1`` this is the posterior covariance ``H^-1``.
-
-    Not ``H^-1 (J + prior I) H^-1`` (the sandwich proper): it shrinks with draws (a draw
-    varies less than a win or a loss) and held the truth for 91% of matchmade bots in
-    ``bench/rating_coverage.py`` against 95% for ``H^-1``."""
-    cached = getattr(design, "_sandwich", None)
+    """The covariance of the centred ratings (logistic units): ``C H^-1 C``, ``H`` the
+    posterior's Hessian at ``point`` for the games ``total`` (weighted by the dispersion
+    in ``fit``), ``C`` the centring (the fit reports ratings about their mean)."""
+    cached = getattr(design, "_covariance", None)
     if cached is not None:
         return cached  # type: ignore[no-any-return]
     kept = design.posterior
     if kept is not None and kept[0] == prior and np.array_equal(kept[1], point):
         inverse = kept[2]
     else:
-        inverse = _inverse(design.hessian(point, total, prior))
-    s = total * _slope(design.x @ point)
-    a_trace = float(
-        np.bincount(design.x.indices, weights=design.x.data**2 * s[design._norm_rows()]).sum()
-    )
-    phi = max(1.0, design.score_trace(point) / a_trace) if a_trace > 0 else 1.0
-    cov = phi * inverse - (phi - 1.0) * prior * (inverse @ inverse) if phi > 1.0 else inverse.copy()
-    mean = cov.mean(axis=0)
-    cov -= mean[None, :] + mean[:, None] - mean.mean()
-    design._sandwich = cov  # type: ignore[attr-defined]
-    design.dispersion = phi
+        inverse, factor = _inverse(design.hessian(point, total, prior))
+        design.posterior = (prior, point, inverse, factor)
+    mean = inverse.mean(axis=0)
+    cov = inverse - mean[None, :] - mean[:, None] + mean.mean()
+    design._covariance = cov  # type: ignore[attr-defined]
     return cov
 
 
 def _centred_variances(
     design: _Design, point: np.ndarray, total: np.ndarray, prior: float
 ) -> np.ndarray:
-    return np.maximum(np.diag(_sandwich(design, point, total, prior)), 0.0)
+    return np.maximum(np.diag(_covariance(design, point, total, prior)), 0.0)
 
 
 def _gaussian_draws(
     design: _Design, point: np.ndarray, total: np.ndarray, prior: float, draws: int,
     rng: np.random.Generator,
 ) -> np.ndarray:  # fmt: skip
+    """``draws`` joint draws from the posterior ``N(point, H^-1)``: ``point + U^-1 z``
+    with ``H = U'U`` (their centring is the caller's)."""
     if not draws:
         return np.empty((0, design.n))
-    cov = _sandwich(design, point, total, prior)
-    jitter = 1e-10 * float(np.max(np.diag(cov))) + 1e-300
-    try:  # singular along the centring direction only: a jitter makes it definite
-        root = linalg.cholesky(cov + jitter * np.eye(design.n), lower=True, check_finite=False)
-    except linalg.LinAlgError:
-        values, vectors = np.linalg.eigh(cov)
-        root = vectors * np.sqrt(np.maximum(values, 0.0))
-    return point + rng.standard_normal((draws, design.n)) @ root.T
+    _covariance(design, point, total, prior)
+    assert design.posterior is not None
+    factor = design.posterior[3]
+    z = rng.standard_normal((design.n, draws))
+    return point + linalg.solve_triangular(factor, z, lower=False, check_finite=False).T
+
+
+#: the rank intervals' tails (``_rank_intervals``)
+RANK_TAILS = (0.025, 0.975)
+
+
+def _rank_intervals(ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each player's 95% rank interval from its drawn ranks (draws x players, 1..m): the
+    ranks ``k`` whose mid-distribution function ``P(R < k) + P(R = k) / 2`` lies in
+    ``[0.025, 0.975]``, the lowest and the highest. Integer quantiles (the smallest ``k``
+    with ``P(R <= k) >= 0.025``, ...) hold 95% of the draws *or more*: up to both end
+    ranks' whole mass more, a few percent where a player's ranks spread over a few
+    places; the mid-distribution quantiles count half of each end rank's mass, as a
+    continuous rank would (each draw's rank spread evenly over ``k +- 1/2``), so that
+    they hold 95% on average (the mid-p interval of a discrete statistic)."""
+    draws, m = ranks.shape
+    low, high = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64)
+    chunk = max(1, (1 << 22) // max(1, m))
+    for at in range(0, m, chunk):
+        block = ranks[:, at : at + chunk]
+        c = block.shape[1]
+        keys = ((block - 1) * c + np.arange(c)).ravel()
+        counts = np.bincount(keys, minlength=m * c).reshape(m, c)  # rank k-1 x player
+        mid = (np.cumsum(counts, axis=0) - 0.5 * counts) / draws
+        low[at : at + c] = np.argmax(mid >= RANK_TAILS[0], axis=0) + 1
+        high[at : at + c] = m - np.argmax(mid[::-1] <= RANK_TAILS[1], axis=0)
+    return low, high
 
 
 def _bootstrap(
