@@ -40,7 +40,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.ratings.batch import EXACT_ROWS, Results, _Design, fit  # noqa: E402
+from arena.ratings.batch import EXACT_ROWS, Design, Results, fit  # noqa: E402
 
 
 def mirrored_pairs(
@@ -113,7 +113,7 @@ def sizes(which: list[int], timings: int, old_timings: int) -> None:
           f" {'before':>9} {'short':>5} {'old path':<14} {'ratio':>7}")  # fmt: skip
     for bots in which:
         for graph, games in (("round robin", round_robin(bots)), ("matchmade", matchmade(bots))):
-            rows = _Design(games).x.shape[0]
+            rows = Design(games).x.shape[0]
             old_exact = rows <= EXACT_ROWS
             spent: dict[str, list[float]] = {"new": [], "old": []}
             short = {"new": 0, "old": 0}

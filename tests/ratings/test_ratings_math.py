@@ -95,8 +95,8 @@ def test_default_intervals_are_close_to_full_bootstrap_refits() -> None:
     assert np.all(np.abs(default.rank_high - exact.rank_high) <= 1)
 
 
-def _design_of(n: int, games: list[Game]) -> batch._Design:
-    return batch._Design(batch.Results.of(n, games))
+def _design_of(n: int, games: list[Game]) -> batch.Design:
+    return batch.Design(batch.Results.of(n, games))
 
 
 def _sparse_league(n: int, games: int, seed: int) -> list[Game]:
@@ -224,7 +224,7 @@ def test_match_up_statistics_give_the_likelihood_game_by_game(seed: int) -> None
     n, games, scores = _random_league(seed)
     res = batch.Results.of(n, games)
     res = batch.Results(n, res.team_a, res.team_b, scores, res.unit)
-    design = batch._Design(res)
+    design = batch.Design(res)
     wins, total = design.counts()
     assert total.sum() == len(games) and design.x.shape[0] <= len(games)
     r = np.random.default_rng(seed + 100).normal(0, 1, n)
