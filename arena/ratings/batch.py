@@ -137,6 +137,10 @@ def _solve(
 #: the point fit's Newton steps stop at this largest gradient entry (logistic units)
 NEWTON_GTOL = 1e-9
 NEWTON_STEPS = 100
+#: a step whose Newton decrement (``g' H^-1 g``, nats) is below this is taken whole, without
+#: a line search: the objective is then within ~1e-4 nats of its optimum, where a
+#: logistic likelihood is quadratic to many digits
+NEWTON_FULL = 1e-3
 
 
 def _newton(
@@ -156,7 +160,7 @@ def _newton(
 
     with np.errstate(over="ignore", invalid="ignore"):
         z = x @ r
-        before = objective(z, r)
+        before: float | None = None
         for _ in range(NEWTON_STEPS):
             p = sigmoid(z)
             g = np.asarray(xt @ (total * p - wins)) + prior * r
@@ -165,7 +169,14 @@ def _newton(
             h = design.hessian_of(total * p * (1.0 - p), prior)
             factor = linalg.cho_factor(h, overwrite_a=True, check_finite=False)
             step = linalg.cho_solve(factor, g, check_finite=False)
+            if float(g @ step) < NEWTON_FULL:  # at the optimum but for rounding: no search
+                r = r - step
+                z = x @ r
+                before = None
+                continue
             dz = x @ step
+            if before is None:
+                before = objective(z, r)
             slack = 1e-12 * abs(before) + 1e-300
             scale = 1.0
             for _ in range(60):
@@ -185,11 +196,14 @@ def _newton(
     return r
 
 
-def _ranks(ratings: np.ndarray) -> np.ndarray:
+def _ranks(ratings: np.ndarray, ties: bool = True) -> np.ndarray:
     """Rank 1 = highest rating (row-wise for a 2-D array); ratings equal to a millionth
     of a point (a solver's rounding: two players without games in a bootstrap replicate)
-    are ranked by index."""
-    order = np.argsort(-np.round(ratings, 6), axis=-1, kind="stable")
+    are ranked by index, unless ``ties`` is False (draws from a Gaussian have none)."""
+    if not ties:
+        order = np.argsort(-ratings, axis=-1)
+    else:
+        order = np.argsort(-np.round(ratings, 6), axis=-1, kind="stable")
     ranks = np.empty_like(order)
     np.put_along_axis(ranks, order, np.arange(1, ratings.shape[-1] + 1), axis=-1)
     return ranks
@@ -252,7 +266,7 @@ def fit(
     elo = to_elo(point)
     boot = to_elo(samples) if len(samples) else elo[None, :]
     idx = np.arange(n) if ranked is None else np.asarray(ranked, dtype=np.int64)
-    boot_ranks = _ranks(boot[:, idx])
+    boot_ranks = _ranks(boot[:, idx], ties=exact is not None or not len(samples))
     rank, rank_low, rank_high = (np.zeros(n, dtype=np.int64) for _ in range(3))
     rank[idx] = _ranks(elo[idx])
     if exact is None:  # ranks drawn: the draws' mid-distribution 2.5% and 97.5% ranks
@@ -304,7 +318,11 @@ def _dispersion(design: Design, wins: np.ndarray, total: np.ndarray) -> tuple[fl
     if not design.n_units:
         return 1.0, point
     v = slope(design.x @ point)
-    inverse, _ = _inverse(design.hessian_of(total * v, START_PRIOR))
+    posterior = design.hessian_of(total * v, START_PRIOR)
+    inverse, _ = _inverse(posterior)
+    # the data's Hessian at this mode, for the prior's first quadratic model
+    design.start_data = posterior - START_PRIOR * np.eye(design.n)
+    design.start_total = float(total.sum())
     q = design.quadratic(inverse)  # x' H^-1 x of each row
     norms = design.row_norms()
     row_of_unit = design.unit_rows()
@@ -363,9 +381,14 @@ def _empirical_bayes(
     point = _newton(design, wins, total, prior, gtol=START_GTOL) if start is None else start
     ones = np.ones(n) / math.sqrt(n)
     for _ in range(EB_STEPS):
-        a = design.hessian(point, total, 0.0)
-        values, vectors = np.linalg.eigh(a)
-        values = np.maximum(values, 0.0)
+        if start is not None and design.start_data is not None and point is start:
+            a = design.start_data * (total.sum() / design.start_total)  # A of these weights
+        else:
+            a = design.hessian(point, total, 0.0)
+        # in single precision (half the time): the model only proposes the precision and
+        # the next start; the test below is exact
+        values, vectors = linalg.eigh(a.astype(np.float32), driver="evd", check_finite=False)
+        values, vectors = np.maximum(values.astype(float), 0.0), vectors.astype(float)
         g = design.gradient(point, wins, total, 0.0)
         b = vectors.T @ (a @ point - g)
         off = 1.0 - (vectors.T @ ones) ** 2  # each eigenvector's share off the mean
@@ -403,11 +426,13 @@ def _empirical_bayes(
 def _inverse(h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The inverse of a symmetric positive definite matrix and its upper Cholesky factor
     ``U`` (``h = U'U``)."""
-    factor, info = lapack.dpotrf(h, lower=False, overwrite_a=False)
+    factor, info = lapack.dpotrf(h, lower=False, clean=1, overwrite_a=False)
     if info != 0:
         raise linalg.LinAlgError(f"the posterior's Hessian is not positive definite ({info})")
-    inverse, info = lapack.dpotri(factor, lower=False)
-    return np.triu(inverse) + np.triu(inverse, 1).T, np.triu(factor)
+    upper, info = lapack.dpotri(factor, lower=False)  # the strict lower part is 0
+    inverse = upper + upper.T
+    inverse[np.diag_indices(len(h))] *= 0.5
+    return inverse, factor
 
 
 def _excess(

@@ -81,7 +81,9 @@ class Design:
 
     def __init__(self, res: Results) -> None:
         n = res.n
-        if np.all(res.team_a[:, 1] < 0) and np.all(res.team_b[:, 1] < 0):  # one a side
+        #: every row one player against one (its entries 1 and -1)
+        self.single = bool(np.all(res.team_a[:, 1] < 0) and np.all(res.team_b[:, 1] < 0))
+        if self.single:
             a, b = res.team_a[:, 0], res.team_b[:, 0]
             turned = a > b
             low, high = np.minimum(a, b), np.maximum(a, b)
@@ -103,6 +105,9 @@ class Design:
         self.dispersion = 1.0
         #: (prior precision, mode, inverse Hessian) of the last posterior the fit computed
         self.posterior: tuple[float, np.ndarray, np.ndarray, np.ndarray] | None = None
+        #: the data's Hessian at the first mode and the games it was for (``_dispersion``)
+        self.start_data: np.ndarray | None = None
+        self.start_total = 1.0
         score = res.a_won.astype(float)  # 1, 0, or a draw's 1/2
         self.won = np.where(turned, 1.0 - score, score)  # for the row's first team
         units = res.unit - (int(res.unit.min()) if len(res.unit) else 0)
@@ -184,10 +189,15 @@ class Design:
                 at_row, x.indices, x.data**2,
             )  # fmt: skip
         at_row, at_flat, at_val, on_row, on_col, on_val = self._pairs
-        off = np.bincount(at_flat, weights=s[at_row] * at_val, minlength=n * n).reshape(n, n)
+        if self.single:  # rows (1, -1): no gathers
+            off = np.bincount(at_flat, weights=-s, minlength=n * n).reshape(n, n)
+            on = np.bincount(on_col[0::2], s, n) + np.bincount(on_col[1::2], s, n)
+        else:
+            off = np.bincount(at_flat, weights=s[at_row] * at_val, minlength=n * n)
+            off = off.reshape(n, n)
+            on = np.bincount(on_col, weights=s[on_row] * on_val, minlength=n)
         h: np.ndarray = off + off.T
-        h[np.diag_indices(n)] += np.bincount(on_col, weights=s[on_row] * on_val, minlength=n)
-        h[np.diag_indices(n)] += float(prior)
+        h[np.diag_indices(n)] += on + float(prior)
         return h
 
     def score_trace(self, r: np.ndarray) -> float:
