@@ -145,13 +145,16 @@ NEWTON_FULL = 1e-3
 
 def _newton(
     design: Design, wins: np.ndarray, total: np.ndarray, prior: float = PRIOR,
-    start: np.ndarray | None = None, gtol: float = NEWTON_GTOL,
+    start: np.ndarray | None = None, gtol: float = NEWTON_GTOL, step_tol: float = 0.0,
 ) -> np.ndarray:  # fmt: skip
     """The maximum a posteriori ratings (logistic units) by damped Newton steps on the dense
     Hessian (one Cholesky factorisation a step): the optimum ``_solve`` finds, in a few
     steps of array arithmetic. The objective is strictly convex under the prior; a step
     that does not lower it is halved, so the iteration cannot diverge. The rows' score
-    differences ``z`` are carried along the steps: one sparse product a trial point."""
+    differences ``z`` are carried along the steps: one sparse product a trial point.
+    ``step_tol`` > 0 also stops where every rating's gradient over its curvature (about
+    the Newton step it would take alone) is below it, keeping that Hessian in
+    ``design.stopped``."""
     x, xt = design.x, design.xt
     r = np.zeros(design.n) if start is None else start.copy()
 
@@ -167,6 +170,9 @@ def _newton(
             if float(np.max(np.abs(g))) < gtol:
                 return r
             h = design.hessian_of(total * p * (1.0 - p), prior)
+            if step_tol and float(np.max(np.abs(g) / np.diag(h))) < step_tol:
+                design.stopped = (r, h)
+                return r
             factor = linalg.cho_factor(h, overwrite_a=True, check_finite=False)
             step = linalg.cho_solve(factor, g, check_finite=False)
             if float(g @ step) < NEWTON_FULL:  # at the optimum but for rounding: no search
@@ -298,6 +304,9 @@ def fit(
 DISPERSION_UNITS = 20.0
 #: and is at least this (a league of nothing but draws between even bots has ~0)
 DISPERSION_FLOOR = 0.1
+#: with this many units a player or more, the leverage is left out of ``E[tr J]`` (it is
+#: at most 1 / this of it)
+LEVERAGE_UNITS = 100
 
 
 def _dispersion(design: Design, wins: np.ndarray, total: np.ndarray) -> tuple[float, np.ndarray]:
@@ -314,16 +323,22 @@ def _dispersion(design: Design, wins: np.ndarray, total: np.ndarray) -> tuple[fl
     against the ``units - tr(A H^-1)`` degrees of freedom it has. The fit then weights
     every game by ``1 / phi`` (a quasi-likelihood: the posterior's Hessian is
     ``A / phi + prior I``)."""
-    point = _newton(design, wins, total, START_PRIOR, gtol=START_GTOL)
+    point = _newton(design, wins, total, START_PRIOR, gtol=START_GTOL, step_tol=START_STEP)
     if not design.n_units:
         return 1.0, point
     v = slope(design.x @ point)
-    posterior = design.hessian_of(total * v, START_PRIOR)
-    inverse, _ = _inverse(posterior)
+    kept = design.stopped
+    if kept is not None and kept[0] is point:
+        posterior = kept[1]
+    else:
+        posterior = design.hessian_of(total * v, START_PRIOR)
     # the data's Hessian at this mode, for the prior's first quadratic model
     design.start_data = posterior - START_PRIOR * np.eye(design.n)
     design.start_total = float(total.sum())
-    q = design.quadratic(inverse)  # x' H^-1 x of each row
+    if design.n_units >= LEVERAGE_UNITS * design.n:
+        q = np.zeros(design.x.shape[0])  # the fit absorbs at most n / units of J
+    else:
+        q = design.quadratic(_inverse(posterior)[0])  # x' H^-1 x of each row
     norms = design.row_norms()
     row_of_unit = design.unit_rows()
     if row_of_unit is not None:
@@ -350,6 +365,8 @@ START_PRIOR = (ELO_SCALE / 200.0) ** 2
 #: and from a mode under it to this largest gradient entry (logistic units; a round
 #: robin of 1,000 bots starts at ~1e3)
 START_GTOL = 1.0
+#: or where each rating would move by less than this alone (logistic units: 1.7 Elo)
+START_STEP = 0.01
 
 
 def _empirical_bayes(

@@ -108,6 +108,8 @@ class Design:
         #: the data's Hessian at the first mode and the games it was for (``_dispersion``)
         self.start_data: np.ndarray | None = None
         self.start_total = 1.0
+        #: (ratings, Hessian there) where a Newton run stopped on its step tolerance
+        self.stopped: tuple[np.ndarray, np.ndarray] | None = None
         score = res.a_won.astype(float)  # 1, 0, or a draw's 1/2
         self.won = np.where(turned, 1.0 - score, score)  # for the row's first team
         units = res.unit - (int(res.unit.min()) if len(res.unit) else 0)
