@@ -163,10 +163,9 @@ def _newton(
 
     with np.errstate(over="ignore", invalid="ignore"):
         z = x @ r
-        before: float | None = None
+        p = sigmoid(z)
+        g = np.asarray(xt @ (total * p - wins)) + prior * r
         for _ in range(NEWTON_STEPS):
-            p = sigmoid(z)
-            g = np.asarray(xt @ (total * p - wins)) + prior * r
             if float(np.max(np.abs(g))) < gtol:
                 return r
             h = design.hessian_of(total * p * (1.0 - p), prior)
@@ -175,24 +174,27 @@ def _newton(
                 return r
             factor = linalg.cho_factor(h, overwrite_a=True, check_finite=False)
             step = linalg.cho_solve(factor, g, check_finite=False)
-            if float(g @ step) < NEWTON_FULL:  # at the optimum but for rounding: no search
-                r = r - step
-                z = x @ r
-                before = None
-                continue
             dz = x @ step
-            if before is None:
-                before = objective(z, r)
+            trial, z_trial = r - step, z - dz
+            p = sigmoid(z_trial)
+            g_trial = np.asarray(xt @ (total * p - wins)) + prior * trial
+            # the whole step is taken where the objective still falls at its end (then,
+            # being convex, it fell all along: no evaluation needed) or the decrement is
+            # rounding; else halved until the objective is no higher
+            if float(g_trial @ step) >= 0 or float(g @ step) < NEWTON_FULL:
+                r, z, g = trial, z_trial, g_trial
+                continue
+            before = objective(z, r)
             slack = 1e-12 * abs(before) + 1e-300
-            scale = 1.0
+            scale = 0.5
             for _ in range(60):
-                after = objective(z - scale * dz, r - scale * step)
-                if after <= before + slack:
+                if objective(z - scale * dz, r - scale * step) <= before + slack:
                     break
                 scale *= 0.5
             r = r - scale * step
             z = x @ r
-            before = after
+            p = sigmoid(z)
+            g = np.asarray(xt @ (total * p - wins)) + prior * r
     g = design.gradient(r, wins, total, prior)
     if float(np.max(np.abs(g))) > max(gtol, CONVERGED_GRADIENT):
         logger.warning(
