@@ -307,8 +307,8 @@ DISPERSION_UNITS = 20.0
 #: and is at least this (a league of nothing but draws between even bots has ~0)
 DISPERSION_FLOOR = 0.1
 #: with this many units a player or more, the leverage is left out of ``E[tr J]`` (it is
-#: at most 1 / this of it)
-LEVERAGE_UNITS = 100
+#: at most 1 / this of it: 0.25%)
+LEVERAGE_UNITS = 400
 
 
 def _dispersion(design: Design, wins: np.ndarray, total: np.ndarray) -> tuple[float, np.ndarray]:
