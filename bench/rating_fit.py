@@ -1,5 +1,6 @@
-"""Batch rating fit time: maximum-likelihood Elo with bootstrap intervals over synthetic
-results of N bots (default 1,000 bots, 1,000,000 games in mirrored pairs).
+"""Batch rating fit time: the deployed fit (``arena.ratings.batch.fit``) over synthetic
+results of N bots (default 1,000 bots, 1,000,000 games in mirrored pairs), with its
+intervals' coverage of the true strengths.
 
     .venv/bin/python bench/rating_fit.py [--bots 1000] [--games 1000000] [--bootstrap 100]
 
