@@ -24,15 +24,16 @@ pairs), as leagues now play by default.
   reach each target with, every game as informative as a game can be.
 
 Accuracy: Spearman correlation of the fitted ratings with the true strengths, the mean
-width of the 95% rank intervals (bootstrap over games, ``--bootstrap`` replicates) and the
-share of bots whose true rank lies inside theirs (a narrow interval that misses the truth
-is no accuracy) at the point each format first reaches each of ``--targets``. ``--seeds``
-leagues (true strengths drawn from seeds ``--seed``, ``--seed + 1``, ...), every format on
-each; the figures are means over the leagues, the ratio per league is printed beside them;
-ratios are games over round robin's games for the same accuracy (one round). Those
-targets are Spearman against the TRUE strengths, an oracle no league has; ``--stop-widths``
-adds the rule a league can use: stop at the first round whose fit's own mean 95% rank
-interval is at most w places, scored afterwards against the truth.
+width of the 95% rank intervals (the deployed fit's, drawn from its posterior;
+``--bootstrap`` > 0 asks for them) and the share of bots whose true rank lies inside
+theirs (a narrow interval that misses the truth is no accuracy) at the point each format
+first reaches each of ``--targets``. ``--seeds`` leagues (true strengths drawn from seeds
+``--seed``, ``--seed + 1``, ...), every format on each; the figures are means over the
+leagues, the ratio per league is printed beside them; ratios are games over round robin's
+games for the same accuracy (one round). Those targets are Spearman against the TRUE
+strengths, an oracle no league has; ``--stop-widths`` adds the rule a league can use: stop
+at the first round whose fit's own mean 95% rank interval is at most w places, scored
+afterwards against the truth.
 """
 
 from __future__ import annotations

@@ -145,7 +145,7 @@ def main() -> None:
                 else:
                     res = matchmade(world, args.rounds, args.games_per_bot, league)
                 games = len(res.a_won)
-                methods: dict[str, bool | None] = {"sandwich": None}
+                methods: dict[str, bool | None] = {"posterior": None}
                 if args.exact and n <= 300:
                     methods["bootstrap"] = True
                 for label, exact in methods.items():

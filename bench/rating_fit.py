@@ -1,5 +1,6 @@
-"""Batch rating fit time: maximum-likelihood Elo with bootstrap intervals over synthetic
-results of N bots (default 1,000 bots, 1,000,000 games in mirrored pairs).
+"""Batch rating fit time: the deployed fit (``arena.ratings.batch.fit``) over synthetic
+results of N bots (default 1,000 bots, 1,000,000 games in mirrored pairs), with its
+intervals' coverage of the true strengths.
 
     .venv/bin/python bench/rating_fit.py [--bots 1000] [--games 1000000] [--bootstrap 100]
 
@@ -40,7 +41,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.ratings.batch import EXACT_ROWS, Results, _Design, fit  # noqa: E402
+from arena.ratings.batch import EXACT_ROWS, Design, Results, fit  # noqa: E402
 
 
 def mirrored_pairs(
@@ -113,7 +114,7 @@ def sizes(which: list[int], timings: int, old_timings: int) -> None:
           f" {'before':>9} {'short':>5} {'old path':<14} {'ratio':>7}")  # fmt: skip
     for bots in which:
         for graph, games in (("round robin", round_robin(bots)), ("matchmade", matchmade(bots))):
-            rows = _Design(games).x.shape[0]
+            rows = Design(games).x.shape[0]
             old_exact = rows <= EXACT_ROWS
             spent: dict[str, list[float]] = {"new": [], "old": []}
             short = {"new": 0, "old": 0}

@@ -95,8 +95,8 @@ def test_default_intervals_are_close_to_full_bootstrap_refits() -> None:
     assert np.all(np.abs(default.rank_high - exact.rank_high) <= 1)
 
 
-def _design_of(n: int, games: list[Game]) -> batch._Design:
-    return batch._Design(batch.Results.of(n, games))
+def _design_of(n: int, games: list[Game]) -> batch.Design:
+    return batch.Design(batch.Results.of(n, games))
 
 
 def _sparse_league(n: int, games: int, seed: int) -> list[Game]:
@@ -154,38 +154,152 @@ def test_the_estimated_prior_is_the_em_fixed_point() -> None:
     assert prior > batch.PRIOR  # 1,500 games of 120 bots: the data shrink the spread
 
 
-def test_interval_covariance_is_the_posterior_inflated_by_the_units_overdispersion() -> None:
-    """The intervals' covariance is ``phi H^-1 - (phi - 1) prior H^-2`` (centred), ``phi``
-    the units' score variance over the model's (``tr J / tr A``, at least 1), computed
-    here game by game; on data of the model ``phi`` is about 1 and the one-step bootstrap
-    over units agrees with it in total variance to Monte Carlo error."""
+def test_interval_covariance_is_the_posterior_of_games_weighted_by_their_dispersion() -> None:
+    """The intervals' covariance is ``C (A / phi + prior I)^-1 C`` at the weighted fit's
+    mode (``A`` the data's Hessian, ``C`` the centring), ``phi`` the units' score variance
+    over the model's: about 1 on data of the model (where the one-step bootstrap over
+    units agrees with the covariance in total variance), below 1 with draws (a draw varies
+    less than a win or a loss)."""
     true = np.linspace(1300, 1700, 8)
     games = synthetic_league(true, rounds=6, seed=9)
+    f = fit(8, games)
+    assert 0.8 < f.dispersion < 1.25
     design = _design_of(8, games)
     wins, total = design.counts()
-    point = batch._newton(design, wins, total)
-    cov = batch._sandwich(design, point, total, batch.PRIOR)
-    r = point
-    unit_score: dict[int, np.ndarray] = {}
+    phi, _ = batch._dispersion(design, wins, total)
+    assert phi == f.dispersion
+    prior = (batch.ELO_SCALE / f.spread) ** 2
+    point = (f.ratings - CENTRE) / batch.ELO_SCALE
+    point = batch._newton(design, wins / phi, total / phi, prior, start=point)
+    cov = batch._covariance(design, point, total / phi, prior)
+    a = np.zeros((8, 8))
     for g in games:
-        a, b = g.team_a[0], g.team_b[0]
-        p = 1 / (1 + np.exp(-(r[a] - r[b])))
-        score = unit_score.setdefault(g.unit, np.zeros(8))
-        score[a] += p - g.a_won
-        score[b] -= p - g.a_won
-    j_trace = sum(float(v @ v) for v in unit_score.values())
-    h = design.hessian(point, total, batch.PRIOR)
-    phi = max(1.0, j_trace / (np.trace(h) - 8 * batch.PRIOR))
-    assert design.dispersion == pytest.approx(phi)
-    assert 0.8 < j_trace / (np.trace(h) - 8 * batch.PRIOR) < 1.25
-    inverse = np.linalg.inv(h)
-    want = phi * inverse - (phi - 1) * batch.PRIOR * inverse @ inverse
+        x = np.zeros(8)
+        x[g.team_a[0]], x[g.team_b[0]] = 1.0, -1.0
+        p = 1 / (1 + np.exp(-(x @ point)))
+        a += p * (1 - p) * np.outer(x, x)
     centring = np.eye(8) - 1 / 8
-    assert np.allclose(cov, centring @ want @ centring, atol=1e-9)
+    want = centring @ np.linalg.inv(a / phi + prior * np.eye(8)) @ centring
+    assert np.allclose(cov, want, atol=1e-9)
+    sd = batch.ELO_SCALE * np.sqrt(np.diag(want))
+    assert np.allclose(f.high - f.ratings, batch.Z95 * sd, atol=1e-6)
     rng = np.random.default_rng(0)
-    samples = batch._bootstrap(design, point, total, 4000, rng, False, None)
+    wins, total = design.counts()
+    plain = batch._newton(design, wins, total)
+    samples = batch._bootstrap(design, plain, total, 4000, rng, False, None)
     boot = np.cov((samples - samples.mean(axis=1, keepdims=True)).T)
-    assert np.trace(boot) == pytest.approx(np.trace(cov), rel=0.1)
+    flat = batch._covariance(_design_of(8, games), plain, total, batch.PRIOR)
+    assert np.trace(boot) == pytest.approx(np.trace(flat), rel=0.15)
+    # half the games drawn: the scores vary less than the model's p(1 - p)
+    drawn = [Game(g.team_a, g.team_b, g.a_won, g.unit) for g in games]
+    drawn_league = batch.Results.of(8, drawn)
+    scores = drawn_league.a_won.astype(float)
+    scores[::2] = 0.5
+    drawn_league = batch.Results(8, drawn_league.team_a, drawn_league.team_b, scores,
+                                 drawn_league.unit)  # fmt: skip
+    assert fit(8, drawn_league).dispersion < 0.8
+
+
+def _random_league(seed: int) -> tuple[int, list[Game], np.ndarray]:
+    """Single games and 2-player teams, both orders of a pair, draws, units of one to
+    three games (on one match-up or several)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(4, 12))
+    games, scores = [], []
+    for unit in range(int(rng.integers(5, 60))):
+        for _ in range(int(rng.integers(1, 4))):
+            size = 2 if (seed % 2 and rng.random() < 0.5) else 1
+            who = [int(p) for p in rng.choice(n, 2 * size, replace=False)]
+            games.append(Game(tuple(who[:size]), tuple(who[size:]), True, unit))
+            scores.append(float(rng.choice([0.0, 0.5, 1.0])))
+    return n, games, np.array(scores)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_match_up_statistics_give_the_likelihood_game_by_game(seed: int) -> None:
+    """The design's rows (a pair of teams in either order, the score turned) hold the
+    same likelihood as the games one by one: objective, gradient, Hessian and the units'
+    score trace at random ratings, on random leagues with teams, draws and mirrored
+    pairs."""
+    n, games, scores = _random_league(seed)
+    res = batch.Results.of(n, games)
+    res = batch.Results(n, res.team_a, res.team_b, scores, res.unit)
+    design = batch.Design(res)
+    wins, total = design.counts()
+    assert total.sum() == len(games) and design.x.shape[0] <= len(games)
+    r = np.random.default_rng(seed + 100).normal(0, 1, n)
+    nll, grad, hess = 0.0, np.zeros(n), np.zeros((n, n))
+    for g, s in zip(games, scores, strict=True):
+        x = np.zeros(n)
+        x[list(g.team_a)] += 1 / len(g.team_a)
+        x[list(g.team_b)] -= 1 / len(g.team_b)
+        z = x @ r
+        p = 1 / (1 + np.exp(-z))
+        nll += np.logaddexp(0, z) - s * z
+        grad += (p - s) * x
+        hess += p * (1 - p) * np.outer(x, x)
+    z = design.x @ r
+    assert float(np.sum(total * np.logaddexp(0, z) - wins * z)) == pytest.approx(nll)
+    assert np.allclose(design.gradient(r, wins, total, 0.0), grad, atol=1e-12)
+    assert np.allclose(design.hessian(r, total, 0.0), hess, atol=1e-12)
+    by_unit: dict[int, np.ndarray] = {}
+    for g, s in zip(games, scores, strict=True):
+        x = np.zeros(n)
+        x[list(g.team_a)] += 1 / len(g.team_a)
+        x[list(g.team_b)] -= 1 / len(g.team_b)
+        p = 1 / (1 + np.exp(-(x @ r)))
+        by_unit[g.unit] = by_unit.get(g.unit, np.zeros(n)) + x * (p - s)
+    j = sum(float(v @ v) for v in by_unit.values())
+    assert design.score_trace(r) == pytest.approx(j)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_fit_is_the_posterior_computed_directly(seed: int) -> None:
+    """The fit a league runs, recomputed with dense NumPy from the games one by one: the
+    mode under its prior and the weighted games (SciPy's solver), the interval ends from
+    the inverse of the weighted posterior's Hessian, to 1e-3 Elo."""
+    rng = np.random.default_rng(seed)
+    n = 30
+    true = rng.normal(1500, 200, n)
+    games = []
+    for u in range(400):
+        a, b = (int(x) for x in rng.choice(n, 2, replace=False))
+        games.append(Game((a,), (b,), bool(rng.random() < expected_score(true[a], true[b])), u))
+        if u % 2:
+            games.append(Game((b,), (a,), bool(rng.random() < expected_score(true[b], true[a])), u))
+    f = fit(n, games)
+    phi, prior = f.dispersion, (batch.ELO_SCALE / f.spread) ** 2
+    design = _design_of(n, games)
+    wins, total = design.counts()
+    mode = batch._solve(design, wins / phi, total / phi, np.zeros(n), prior)
+    elo = CENTRE + batch.ELO_SCALE * (mode - mode.mean())
+    assert np.max(np.abs(elo - f.ratings)) < 1e-3
+    data = np.zeros((n, n))
+    for g in games:
+        x = np.zeros(n)
+        x[g.team_a[0]], x[g.team_b[0]] = 1.0, -1.0
+        p = 1 / (1 + np.exp(-(x @ mode)))
+        data += p * (1 - p) * np.outer(x, x)
+    centring = np.eye(n) - 1 / n
+    cov = centring @ np.linalg.inv(data / phi + prior * np.eye(n)) @ centring
+    sd = batch.ELO_SCALE * np.sqrt(np.diag(cov))
+    assert np.max(np.abs(f.low - (elo - batch.Z95 * sd))) < 1e-3
+    assert np.max(np.abs(f.high - (elo + batch.Z95 * sd))) < 1e-3
+    assert np.all(f.low <= f.ratings) and np.all(f.ratings <= f.high)
+    assert np.all(f.rank_low <= f.rank) and np.all(f.rank <= f.rank_high)
+    assert np.all(f.rank_low >= 1) and np.all(f.rank_high <= n)
+
+
+def test_rank_intervals_are_mid_distribution_quantiles() -> None:
+    """40 draws of one player's rank: once 1st, 38 times 2nd, once 3rd. The integer
+    quantiles would say 1-2 (``P(R <= 1) = 2.5%``); the mid-distribution function is
+    1.25% at rank 1, 50% at 2 and 98.75% at 3, so the interval is 2-2. A player with
+    ranks spread evenly over 1..3 gets 1-3."""
+    one = np.array([1] + [2] * 38 + [3])
+    spread = np.tile([1, 2, 3], 14)[:40]
+    third = np.full(40, 3)
+    low, high = batch._rank_intervals(np.stack([one, spread, third], axis=1))
+    assert low.tolist() == [2, 1, 3] and high.tolist() == [2, 3, 3]
 
 
 def test_an_undefeated_player_gets_a_finite_rating() -> None:
@@ -264,7 +378,8 @@ def test_a_sparse_large_league_fits_at_the_optimum_without_warnings(
     p_a = 1 / (1 + np.exp(-(r[first] - r[second])))
     surplus = np.bincount(first, won - p_a, n) - np.bincount(second, won - p_a, n)
     prior = (f.spread / (400 / np.log(10))) ** -2  # the league's estimated prior
-    assert np.max(np.abs(surplus - prior * (r - r.mean()))) < 1e-4
+    # under it, each game weighted by 1 / the dispersion
+    assert np.max(np.abs(surplus - f.dispersion * prior * (r - r.mean()))) < 1e-4
 
 
 @pytest.mark.parametrize("case", ["round robin", "teams", "tiny and degenerate", "sparse"])
