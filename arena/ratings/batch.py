@@ -362,6 +362,13 @@ def _dispersion(design: Design, wins: np.ndarray, total: np.ndarray) -> tuple[fl
 #: (half of it in tau)
 EB_RTOL = 1e-2
 EB_STEPS = 20
+#: the narrowest spread the population prior may claim (Elo): with few games, or a league
+#: whose bots all have the same record, the estimate of tau reaches 0 (the boundary of its
+#: likelihood), which would shrink every rating onto the mean with an interval of no width
+#: ([1500, 1500] after 4 games a bot in the demo); the floor keeps the intervals as wide as
+#: a spread of 50 Elo allows, and does not bind in a league whose bots differ by more
+MIN_SPREAD = 50.0
+MAX_PRIOR = (ELO_SCALE / MIN_SPREAD) ** 2
 #: the population prior's estimate starts from a spread of 200 Elo
 START_PRIOR = (ELO_SCALE / 200.0) ** 2
 #: and from a mode under it to this largest gradient entry (logistic units; a round
@@ -412,7 +419,7 @@ def _empirical_bayes(
         b = vectors.T @ (a @ point - g)
         off = 1.0 - (vectors.T @ ones) ** 2  # each eigenvector's share off the mean
 
-        lo, hi = math.log(PRIOR), math.log(1e6)
+        lo, hi = math.log(PRIOR), math.log(MAX_PRIOR)
         model = (values, vectors, b, off)
         if (
             _excess(math.exp(lo), *model) >= 0
@@ -438,6 +445,8 @@ def _empirical_bayes(
         slope = (_excess(prior + dl, *model) - _excess(prior - dl, *model)) / (2 * dl)
         design.posterior = (prior, point, inverse, factor)
         if slope > 0 and abs(excess / slope) <= EB_RTOL * prior:
+            break
+        if prior >= MAX_PRIOR * (1 - EB_RTOL) and excess < 0:  # held at the floor
             break
     return prior, point
 

@@ -154,6 +154,20 @@ def test_the_estimated_prior_is_the_em_fixed_point() -> None:
     assert prior > batch.PRIOR  # 1,500 games of 120 bots: the data shrink the spread
 
 
+def test_a_league_of_equal_records_keeps_intervals_of_a_real_width() -> None:
+    """Four bots that each won half of their four games (the demo's first round): the
+    estimate of the population's spread is 0 there, and an interval of no width would
+    claim what four games cannot tell. The prior stops at ``MIN_SPREAD``."""
+    pairs = [(0, 1), (2, 3)]
+    games = [Game((a,), (b,), won) for a, b in pairs for won in (True, False, True, False)]
+    f = fit(4, games)
+    assert f.spread == pytest.approx(batch.MIN_SPREAD, rel=0.02)
+    widths = f.high - f.low
+    assert np.all(widths > 50), widths  # about +-45 Elo each side at the floor
+    assert np.allclose(f.ratings, CENTRE, atol=1.0)
+    assert list(f.rank_low) == [1] * 4 and list(f.rank_high) == [4] * 4
+
+
 def test_interval_covariance_is_the_posterior_of_games_weighted_by_their_dispersion() -> None:
     """The intervals' covariance is ``C (A / phi + prior I)^-1 C`` at the weighted fit's
     mode (``A`` the data's Hessian, ``C`` the centring), ``phi`` the units' score variance
