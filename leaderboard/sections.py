@@ -1,7 +1,7 @@
-"""The cached sections of the standings page and the body of a bot page, built by the
-same code whether a visitor's request finds them stale (``leaderboard.views``) or a result
-just changed a page someone is watching (``leaderboard.refresh``, right after the result's
-commit, so the next visitor reads them ready).
+"""The cached sections of the standings page and the body of a bot page, built when a
+visitor's request finds them stale (``leaderboard.views``). Nothing builds them after a
+result: what they show is read from rows the result's own transaction keeps (the shown
+standings, the head-to-head records, the rounds' counts), so a cold build is cheap.
 
 A section is cached whole under a key made of the versions of what it shows
 (``league_with_version`` / ``bot_with_version``, read before anything the section shows:
@@ -21,7 +21,8 @@ from django.utils.functional import SimpleLazyObject
 from django.utils.safestring import SafeString, mark_safe
 
 from arena.models import Bot, League, Round
-from leaderboard import fragments, match_rows, watching
+from leaderboard import fragments, match_rows
+from leaderboard.crosstable_rows import crosstable_rows
 from leaderboard.reads import analytics as analytics_reads
 from leaderboard.reads import bots as bot_reads
 from leaderboard.reads import leagues as league_reads
@@ -103,12 +104,11 @@ def league_sections(
     versions: league_reads.LeagueVersions,
     sort: str | None = None,
     chosen: Round | None = None,
-    watch: bool = False,
 ) -> dict[str, SafeString]:
     """The standings page's three sections (standings, crosstable, rounds), each cached
     under the versions of what it shows and built only when stale. ``sort``: as the
     page's parameter (valid: the view checked it); ``chosen``: the round asked for (else
-    the latest); ``watch``: a visitor's request (``leaderboard.watching``)."""
+    the latest)."""
     key, descending = league_reads.parse_sort(sort)
     version = versions.standings
     standings = cast(
@@ -146,7 +146,8 @@ def league_sections(
     def crosstable_html() -> str:
         table = league_reads.league_crosstable(obj, standings, versions.crosstable)
         return render_to_string(
-            "leaderboard/_league_crosstable.html", {"league": obj, "crosstable": table}
+            "leaderboard/_league_crosstable.html",
+            {"league": obj, "crosstable": table, "crosstable_rows": crosstable_rows(obj, table)},
         )
 
     def rounds_html() -> str:
@@ -169,14 +170,13 @@ def league_sections(
         "crosstable": (f"{obj.pk}:{versions.crosstable}", crosstable_html),
         "rounds": (f"{obj.pk}:{versions.rounds}:{round_param}", rounds_html),
     }
-    return fragments.cached_sections(built, watching.league_key(obj.pk) if watch else None)
+    return fragments.cached_sections(built)
 
 
 def bot_body(
     obj: Bot,
     versions: bot_reads.BotVersions,
     league_slug: str | None = None,
-    watch: bool = False,
 ) -> SafeString:
     """A bot page's body below its heading (ratings, the selected league's statistics
     and analytics, recent matches, reported versions), cached whole under the page's
@@ -226,7 +226,4 @@ def bot_body(
         return render_to_string("leaderboard/_bot_body.html", context)
 
     key = f"{obj.pk}:{versions.page}:{league_slug or ''}"
-    found = fragments.cached_sections(
-        {"bot": (key, build)}, watching.bot_key(obj.pk) if watch else None
-    )
-    return found["bot"]
+    return fragments.cached_sections({"bot": (key, build)})["bot"]

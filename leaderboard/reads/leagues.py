@@ -22,12 +22,10 @@ from arena.models import (
     LeagueStatus,
     Match,
     MatchStatus,
-    Participation,
     Round,
-    RoundStatus,
 )
-from arena.ratings.models import BatchRating, LiveRating
-from leaderboard.crosstable import Cell, crosstable
+from arena.ratings.models import BatchRating, HeadToHead, LiveRating
+from leaderboard.crosstable import Cell, crosstable_of_wins
 from leaderboard.reads.ranking import StandingRow, rank_rows, tied_intervals
 
 #: a bot is marked provisional in a league until it has played this many games there
@@ -174,9 +172,7 @@ def _version_sql() -> str:
         # running count); the rounds the section shows, by the (league, number) index
         f" (SELECT SUM(p) FROM (SELECT pending_matches AS p FROM {rnd}"
         f"   WHERE league_id = l.id ORDER BY number DESC LIMIT {RECENT_ROUNDS}) AS shown_rounds)"
-        " AS a_pending,"
-        # the crosstable: the last completed round (it is as of that round)
-        f" (SELECT MAX(id) FROM {rnd} WHERE league_id = l.id AND status = %s) AS x_round"
+        " AS a_pending"
     )
 
 
@@ -186,9 +182,8 @@ class LeagueVersions:
     standings: str
     #: changes whenever the rounds section would (a new round, a match starting or ending)
     rounds: str
-    #: changes whenever the crosstable would: a round completed, a fit, an entry or
-    #: withdrawal (the crosstable counts the games of completed rounds, so a result of the
-    #: round being played does not make every visitor wait for its 900 cells)
+    #: changes whenever the crosstable would: the standings' version (it counts the same
+    #: results, and is ordered by the same ranking)
     crosstable: str
 
 
@@ -200,7 +195,7 @@ def league_with_version(slug: str) -> tuple[League, LeagueVersions] | None:
     every released result, even one that commits after a later-stamped one. The versions
     are opaque: they key the page's cached fragments."""
     sql = f"SELECT l.*, {_version_sql()} FROM {League._meta.db_table} l WHERE l.slug = %s"
-    params = [True, True, MatchStatus.RUNNING, RoundStatus.COMPLETE, slug]
+    params = [True, True, MatchStatus.RUNNING, slug]
     found = list(League.objects.raw(sql, params))
     if not found:
         return None
@@ -209,10 +204,9 @@ def league_with_version(slug: str) -> tuple[League, LeagueVersions] | None:
     def join(*names: str) -> str:
         return ":".join(str(getattr(league, n)) for n in names)
 
+    standings = join("v_ratings", "v_rated", "v_shown", "v_fit", "v_entries", "v_sum")
     return league, LeagueVersions(
-        join("v_ratings", "v_rated", "v_shown", "v_fit", "v_entries", "v_sum"),
-        join("a_round", "a_live", "a_done", "a_pending"),
-        join("x_round", "v_fit", "v_entries", "v_sum"),
+        standings, join("a_round", "a_live", "a_done", "a_pending"), standings
     )
 
 
@@ -332,31 +326,25 @@ class Crosstable:
 def league_crosstable(
     league: League, standings: Standings, version: str | None = None
 ) -> Crosstable:
-    """Head-to-head records of the top ``CROSSTABLE_MAX`` bots over the games of the
-    league's completed rounds, shaded by a two-sided binomial test. One grouped query;
-    cached until a round completes (``version``: ``LeagueVersions.crosstable``; the
-    standings' version when not given)."""
+    """Head-to-head records of the top ``CROSSTABLE_MAX`` bots over the results that are
+    out, shaded by a two-sided binomial test: the league's head-to-head rows among them
+    (``arena.ratings.headtohead``, kept by each result's transaction), one indexed
+    statement. Cached under the standings' version (``version``: the caller's)."""
     ranked = sorted(standings.rows, key=lambda r: r.order)
     top = [(r.bot_id, r.bot) for r in ranked[:CROSSTABLE_MAX]]
     digest = hashlib.sha1((version or standings.version).encode()).hexdigest()
-    cache_key = f"crosstable:v1:{league.pk}:{digest}:{CROSSTABLE_MAX}"
+    cache_key = f"crosstable:v2:{league.pk}:{digest}:{CROSSTABLE_MAX}"
     cached = cache.get(cache_key)
     if isinstance(cached, Crosstable):
         return cached
     ids = [b for b, _ in top]
-    # (loser, winner, games): a winner's seat and a loser's seat of the same match
-    pairs = (
-        Participation.objects.filter(
-            league=league, won=False, bot_id__in=ids, match__round__status=RoundStatus.COMPLETE,
-            match__participations__won=True, match__participations__bot_id__in=ids,
-        )
-        .values_list("bot_id", "match__participations__bot_id")
-        .annotate(n=Count("id"))
-    )  # fmt: skip
-    results: list[tuple[int, int]] = []
-    for loser, winner, n in pairs:
-        results.extend([(winner, loser)] * n)
-    cells = crosstable(ids, results)
+    wins = {
+        (bot, opponent): n
+        for bot, opponent, n in HeadToHead.objects.filter(
+            league=league, bot_id__in=ids, opponent_id__in=ids, wins__gt=0
+        ).values_list("bot_id", "opponent_id", "wins")
+    }
+    cells = crosstable_of_wins(ids, wins)
     rows = [[None if a == b else cells[(a, b)] for b in ids] for a in ids]
     table = Crosstable(top, rows, len(ranked))
     cache.set(cache_key, table, timeout=3600)
