@@ -46,7 +46,10 @@ of the database.
 requests through Django's test client in this process, as a site's visitors) before the
 round, so that their parts are cached; ``--viewed`` too: each is viewed again after every
 result, from a thread of this process while the round plays (a site people look at: the
-pages read what the results wrote, on the same database and the same 2 cores). No page
+pages read what the results wrote, on the same database and the same 2 cores), and the
+same pages are viewed back to back while the no-op batch that follows runs, so that both
+sides of the ratio run beside the same page load (the views are back to back during a
+round too: a pass over a round's pages takes longer than a result). No page
 is built by the worker: a result writes the rows the pages read (``arena.ratings.headtohead``,
 the shown standings) in its own transaction, and nothing after it. Without ``--watched``
 nobody views a page.
@@ -175,10 +178,20 @@ def wait(predicate: object, what: str, timeout: float = 600) -> None:
         time.sleep(0.005)
 
 
-def noop_batch(r: redis.Redis, n: int, worker: subprocess.Popen[bytes]) -> tuple[float, float]:
+def noop_batch(
+    r: redis.Redis, n: int, worker: subprocess.Popen[bytes], urls: list[str] | None = None
+) -> tuple[float, float]:
     """(seconds per task, the worker's CPU seconds per task) for ``n`` no-op tasks sent at
-    once."""
+    once; ``urls``: pages viewed back to back meanwhile, as ``--viewed`` views them
+    during a round (the same load on the machine on both sides)."""
     counter = f"{QUEUE}:noop:{uuid.uuid4().hex}"
+    stop = threading.Event()
+    views: list[int] = []
+    thread = threading.Thread(target=viewer, args=(None, urls or [], stop, views))
+    if urls:
+        thread.start()
+        while not views:  # the viewer busy before the batch starts, as during a round
+            time.sleep(0.001)
     cpu0 = worker_cpu(worker)
     t0 = time.perf_counter()
     for _ in range(n):
@@ -186,6 +199,9 @@ def noop_batch(r: redis.Redis, n: int, worker: subprocess.Popen[bytes]) -> tuple
     wait(lambda: int(r.get(counter) or 0) >= n, "the no-op tasks")
     wall = time.perf_counter() - t0
     cpu = worker_cpu(worker) - cpu0
+    stop.set()
+    if urls:
+        thread.join()
     r.delete(counter)
     return wall / n, cpu / n
 
@@ -201,6 +217,7 @@ class Batch(NamedTuple):
     matches: int
     fit: float  # from the last result's commit to the fit's end, per match
     views: int  # page views during the round (--viewed)
+    urls: list[str]  # its pages
 
 
 def page_urls(league: svc.League) -> list[str]:
@@ -219,15 +236,18 @@ def view(urls: list[str]) -> int:
     return len(urls)
 
 
-def viewer(league: svc.League, urls: list[str], stop: threading.Event, out: list[int]) -> None:
-    """Every page viewed again after each result that lands (polled), until ``stop``."""
+def viewer(
+    league: svc.League | None, urls: list[str], stop: threading.Event, out: list[int]
+) -> None:
+    """Every page viewed again after each result of ``league`` that lands (polled), until
+    ``stop``; with no league, back to back (the no-op side of ``--viewed``)."""
     from django.db import connection as conn
 
     done = Match.objects.filter(league=league, status=MatchStatus.FINISHED)
     seen = 0
     try:
         while not stop.is_set():
-            now = done.count()
+            now = seen + 1 if league is None else done.count()
             if now > seen:
                 seen = now
                 out.append(view(urls))
@@ -273,7 +293,7 @@ def match_batch(
     runner = statistics.median(d for _, d in rows if d is not None) / 1000
     cpu = game_cpu([pk for pk, _ in rows])
     fit = (t0 + wall - last_result) / n
-    return Batch(wall / n, cpu, runner, scheduling / n, busy / n, n, fit, sum(views))
+    return Batch(wall / n, cpu, runner, scheduling / n, busy / n, n, fit, sum(views), urls)
 
 
 def statements_per_result(bots: int) -> list[int]:
@@ -350,7 +370,7 @@ def main() -> None:
             batch = match_batch(args.bots, f"{stamp}-{b}", proc, args.watched, args.viewed)
             batches.append(batch)
             n = batch.matches
-            noop_wall, noop_cpu = noop_batch(r, n, proc)
+            noop_wall, noop_cpu = noop_batch(r, n, proc, batch.urls if args.viewed else None)
             noops.append(noop_wall)
             noop_cpus.append(noop_cpu)
             print(

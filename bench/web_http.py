@@ -15,10 +15,12 @@ of every page built from the database on every request).
 
 Data: ``bench/web_pages.py``'s database (1,000 bots, 20 leagues of 50, 200,000 finished
 matches; made the first time, ~8 min, then reused). The results land in league-01, whose
-50 bots are made house bots here (once: the bench's own data), in rounds scheduled as they
-are needed; the pages measured are league-01's standings, bot0421's page (a bot of
-league-01) and its match list through the API. Statistic: p50 and p95 of each URL over the
-run (after ``--warmup`` seconds), and the ratio of each to the trivial page's p50 and p95.
+50 bots are made house bots playing at random here (the bench's own data), in rounds
+scheduled as they are needed, the rounds' batch fits not run (a worker's work:
+``bench/orchestration.py`` has them); the pages measured are league-01's standings,
+bot0421's page (a bot of league-01) and its match list through the API. Statistic: p50
+and p95 of each URL over the run (after ``--warmup`` seconds), and the ratio of each to
+the trivial page's p50 and p95.
 Each client thread keeps one HTTP/1.1 connection and asks the URLs in a shuffled cycle.
 Also printed: the rate the results really landed at, and the requests served per second.
 
@@ -82,10 +84,9 @@ def prepare(url: str) -> None:
         for lg in League.objects.all():
             recompute_standings(lg.pk, fix=True)
     logging.disable(logging.NOTSET)
-    specs = ["greedy", "random"]
-    for i, bot in enumerate(Bot.objects.filter(entries__league=league).order_by("pk")):
-        if bot.kind != BotKind.HOUSE:
-            Bot.objects.filter(pk=bot.pk).update(kind=BotKind.HOUSE, house_spec=specs[i % 2])
+    # random players: their games cost the results process least (a result's write is
+    # the same whatever the game)
+    Bot.objects.filter(entries__league=league).update(kind=BotKind.HOUSE, house_spec="random")
 
 
 def _no_fit() -> type:

@@ -20,7 +20,7 @@ from django.template.loader import render_to_string
 from django.utils.functional import SimpleLazyObject
 from django.utils.safestring import SafeString, mark_safe
 
-from arena.models import Bot, League, Round
+from arena.models import Bot, League, Match, Round
 from leaderboard import fragments, match_rows
 from leaderboard.crosstable_rows import crosstable_rows
 from leaderboard.reads import analytics as analytics_reads
@@ -124,7 +124,7 @@ def league_sections(
     def round_matches() -> SafeString:
         """The shown round's table body, its rows joined here (not in a template loop)."""
         shown = shown_round()
-        rows = [] if shown is None else match_rows.round_rows(shown.pk)
+        rows = [] if shown is None else match_rows.round_rows(shown.pk, match_rows.ROUND_MATCHES)
         if not rows:
             return mark_safe('<tr><td colspan="8" class="muted">No matches.</td></tr>')
         return mark_safe("\n".join(html for _, html in rows))  # noqa: S308 - our rows
@@ -150,13 +150,23 @@ def league_sections(
             {"league": obj, "crosstable": table, "crosstable_rows": crosstable_rows(obj, table)},
         )
 
+    def shown_total(shown: Round | None) -> int:
+        """How many matches the shown round has (a summary's count, else one count)."""
+        if shown is None:
+            return 0
+        found = next((r.matches for r in rounds if r.round.pk == shown.pk), None)
+        return found if found is not None else Match.objects.filter(round=shown).count()
+
     def rounds_html() -> str:
         shown = shown_round()
         return render_to_string(
             "leaderboard/_league_rounds.html",
             {
+                "league": obj,
                 "rounds": rounds,
                 "shown_round": shown,
+                "shown_limit": match_rows.ROUND_MATCHES,
+                "shown_total": shown_total(shown),
                 # both tables' rows cached one by one (a result changes its round's
                 # counts and its match's row only)
                 "round_table": _round_table(rounds, shown) if rounds else "",

@@ -220,14 +220,24 @@ def standings_version(league: League) -> str:
 _FIT_FIELDS = [f.attname for f in BatchRating._meta.concrete_fields]
 
 
-def _fit_values(row: tuple[Any, ...]) -> list[Any]:
-    """A fit's columns of a plain statement's row as the ORM would give them: the
-    backend's converters applied (SQLite gives a datetime as naive text, a boolean as 0
-    or 1; PostgreSQL needs none)."""
-    values = list(row)
+def _fit_converters() -> list[tuple[int, Col, list[Any]]]:
+    """The backend's converters of a fit's columns, those that have any (SQLite gives a
+    datetime as naive text, a boolean as 0 or 1; PostgreSQL needs none): looked up once
+    per statement, not per row."""
+    out = []
     for i, f in enumerate(BatchRating._meta.concrete_fields):
         col = Col(BatchRating._meta.db_table, f)
-        for convert in connection.ops.get_db_converters(col) + col.get_db_converters(connection):
+        found = connection.ops.get_db_converters(col) + col.get_db_converters(connection)
+        if found:
+            out.append((i, col, found))
+    return out
+
+
+def _fit_values(row: tuple[Any, ...], converters: list[tuple[int, Col, list[Any]]]) -> list[Any]:
+    """A fit's columns of a plain statement's row as the ORM would give them."""
+    values = list(row)
+    for i, col, found in converters:
+        for convert in found:
             values[i] = convert(values[i], col, connection)
     return values
 
@@ -271,9 +281,10 @@ def league_standings(
         cursor.execute(sql, [league.pk])
         found = cursor.fetchall()
     batch: dict[int, BatchRating] = {}
+    converters = _fit_converters()
     for row in found:
         if row[10] is not None:  # the fit's id
-            values = _fit_values(row[10:])
+            values = _fit_values(row[10:], converters)
             batch[row[0]] = BatchRating.from_db(DEFAULT_DB_ALIAS, _FIT_FIELDS, values)
     batch_at = max((b.computed_at for b in batch.values()), default=None)
     intervals = tied_intervals(batch)
@@ -338,12 +349,17 @@ def league_crosstable(
     if isinstance(cached, Crosstable):
         return cached
     ids = [b for b, _ in top]
-    wins = {
-        (bot, opponent): n
-        for bot, opponent, n in HeadToHead.objects.filter(
-            league=league, bot_id__in=ids, opponent_id__in=ids, wins__gt=0
-        ).values_list("bot_id", "opponent_id", "wins")
-    }
+    marks = ", ".join(["%s"] * len(ids))
+    sql = (
+        f"SELECT bot_id, opponent_id, wins FROM {HeadToHead._meta.db_table}"
+        f" WHERE league_id = %s AND bot_id IN ({marks}) AND opponent_id IN ({marks})"
+        " AND wins > 0"
+    )
+    wins: dict[tuple[int, int], int] = {}
+    if ids:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [league.pk, *ids, *ids])
+            wins = {(bot, opponent): n for bot, opponent, n in cursor.fetchall()}
     cells = crosstable_of_wins(ids, wins)
     rows = [[None if a == b else cells[(a, b)] for b in ids] for a in ids]
     table = Crosstable(top, rows, len(ranked))
