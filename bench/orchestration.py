@@ -18,8 +18,9 @@ thread's database work through a process pool of ``--db-pool`` connections
 Method: batches alternate (no-op, matches, no-op, matches, ...). A no-op batch sends as many
 ``bench.noop`` tasks as a round has matches and times them from the first send until the
 last has run; a match batch schedules a round of house bots (its matches sent on commit as
-a league's are: chunks of ``ARENA_MATCH_CHUNK``) and times it until the last result
-commits, then waits for the round's batch fit so that it does not overlap the next batch.
+a league's are: chunks of ``ARENA_MATCH_CHUNK``) and times it until the round's batch fit
+has run (on the same worker, after the round's last result: a round's work includes it;
+"of which the fit" says how long after the last result it ended).
 Per task: batch wall time / tasks. Orchestration per match: that, minus the game's own
 cost per match. The game's cost is measured by replaying
 the batch's games serially in this process after the batch (the same seeded house seats, the
@@ -41,14 +42,17 @@ the tables the bench fills would otherwise have no statistics at all (a deployed
 autovacuum keeps them), and the planner would read a chunk's seats by hashing every match
 of the database.
 
-``--watched``: each measured round's league page and its bots' pages are watched
-(``leaderboard.watching``, as if viewed just before the round), so results also build
-them into the cache after their commit (``leaderboard.refresh``), each page at most
-``watching.BUILDS_PER_VIEW`` times, since nobody views it during the round. ``--viewed``
-too: as if each page were viewed after every result (the worker clears the pages' build
-counts after each result, as a view does: ``bench/orchestration_tasks.py``), so every
-result builds the league's page and both bots' pages: what watched pages add to a result
-at most. Without ``--watched`` no page is watched, as in a league nobody looks at.
+``--watched``: each measured round's league page and its bots' pages are viewed (real
+requests through Django's test client in this process, as a site's visitors) before the
+round, so that their parts are cached; ``--viewed`` too: each is viewed again after every
+result, from a thread of this process while the round plays (a site people look at: the
+pages read what the results wrote, on the same database and the same 2 cores), and the
+same pages are viewed back to back while the no-op batch that follows runs, so that both
+sides of the ratio run beside the same page load (the views are back to back during a
+round too: a pass over a round's pages takes longer than a result). No page
+is built by the worker: a result writes the rows the pages read (``arena.ratings.headtohead``,
+the shown standings) in its own transaction, and nothing after it. Without ``--watched``
+nobody views a page.
 
 Why one file of this length: every mode (solo, threads, watched, viewed) is
 measured against the same no-op baseline in one run.
@@ -61,6 +65,7 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections import Counter
@@ -107,7 +112,7 @@ from bench.orchestration_tasks import noop  # noqa: E402
 
 
 def start_worker(
-    conn_max_age: int, pool: str, concurrency: int, db_pool: int, viewed: bool = False
+    conn_max_age: int, pool: str, concurrency: int, db_pool: int
 ) -> tuple[subprocess.Popen[bytes], Path]:
     LOGS.mkdir(parents=True, exist_ok=True)
     log = LOGS / f"{QUEUE}.log"
@@ -116,7 +121,6 @@ def start_worker(
         "PYTHONPATH": str(ROOT),
         "DATABASE_CONN_MAX_AGE": str(conn_max_age),
         "DATABASE_POOL_SIZE": str(db_pool),
-        "BENCH_VIEW_AFTER_RESULT": "1" if viewed else "",
     }
     proc = subprocess.Popen(
         [
@@ -174,10 +178,20 @@ def wait(predicate: object, what: str, timeout: float = 600) -> None:
         time.sleep(0.005)
 
 
-def noop_batch(r: redis.Redis, n: int, worker: subprocess.Popen[bytes]) -> tuple[float, float]:
+def noop_batch(
+    r: redis.Redis, n: int, worker: subprocess.Popen[bytes], urls: list[str] | None = None
+) -> tuple[float, float]:
     """(seconds per task, the worker's CPU seconds per task) for ``n`` no-op tasks sent at
-    once."""
+    once; ``urls``: pages viewed back to back meanwhile, as ``--viewed`` views them
+    during a round (the same load on the machine on both sides)."""
     counter = f"{QUEUE}:noop:{uuid.uuid4().hex}"
+    stop = threading.Event()
+    views: list[int] = []
+    thread = threading.Thread(target=viewer, args=(None, urls or [], stop, views))
+    if urls:
+        thread.start()
+        while not views:  # the viewer busy before the batch starts, as during a round
+            time.sleep(0.001)
     cpu0 = worker_cpu(worker)
     t0 = time.perf_counter()
     for _ in range(n):
@@ -185,6 +199,9 @@ def noop_batch(r: redis.Redis, n: int, worker: subprocess.Popen[bytes]) -> tuple
     wait(lambda: int(r.get(counter) or 0) >= n, "the no-op tasks")
     wall = time.perf_counter() - t0
     cpu = worker_cpu(worker) - cpu0
+    stop.set()
+    if urls:
+        thread.join()
     r.delete(counter)
     return wall / n, cpu / n
 
@@ -196,47 +213,87 @@ class Batch(NamedTuple):
     game: float  # the game's CPU, replayed serially here (the mean)
     runner: float  # the runner's wall per game in the worker (the median)
     scheduling: float
-    worker_cpu: float  # the worker process's CPU until the last result
+    worker_cpu: float  # the worker process's CPU until the fit ran
     matches: int
+    fit: float  # from the last result's commit to the fit's end, per match
+    views: int  # page views during the round (--viewed)
+    urls: list[str]  # its pages
 
 
-def watch(league: svc.League) -> None:
-    """The league's page and its bots' pages watched, as a visitor's views leave them."""
-    from django.core.cache import cache
+def page_urls(league: svc.League) -> list[str]:
+    names = league.entries.values_list("bot__name", flat=True)
+    return [f"/leagues/{league.slug}/", *(f"/bots/{name}/" for name in names)]
 
-    from leaderboard import watching
 
-    keys = [watching.league_key(league.pk)] + [
-        watching.bot_key(bot_id) for bot_id in league.entries.values_list("bot_id", flat=True)
-    ]
-    cache.set_many(dict.fromkeys(keys, time.time()), timeout=3600)
+def view(urls: list[str]) -> int:
+    """Each page once, as a visitor asks for it (this process, the site's own code)."""
+    from django.test import Client
+
+    client = Client(secure=True)  # HTTPS_ONLY: a plain request would be redirected
+    for url in urls:
+        response = client.get(url)
+        assert response.status_code == 200, (url, response.status_code)
+    return len(urls)
+
+
+def viewer(
+    league: svc.League | None, urls: list[str], stop: threading.Event, out: list[int]
+) -> None:
+    """Every page viewed again after each result of ``league`` that lands (polled), until
+    ``stop``; with no league, back to back (the no-op side of ``--viewed``)."""
+    from django.db import connection as conn
+
+    done = Match.objects.filter(league=league, status=MatchStatus.FINISHED)
+    seen = 0
+    try:
+        while not stop.is_set():
+            now = seen + 1 if league is None else done.count()
+            if now > seen:
+                seen = now
+                out.append(view(urls))
+            else:
+                time.sleep(0.005)
+    finally:
+        conn.close()
 
 
 def match_batch(
-    bots: int, tag: str, worker: subprocess.Popen[bytes], watched: bool = False
-) -> Batch:
+    bots: int, tag: str, worker: subprocess.Popen[bytes], watched: bool = False,
+    viewed: bool = False,
+) -> Batch:  # fmt: skip
     league = make_league(bots, tag)
+    urls = page_urls(league)
     if watched:
-        watch(league)
+        view(urls)
+    views: list[int] = []
+    stop = threading.Event()
+    thread = threading.Thread(target=viewer, args=(league, urls, stop, views))
     cpu0 = worker_cpu(worker)
     t0 = time.perf_counter()
     scheduled = do_schedule_round(league)  # every match sent on commit
     scheduling = time.perf_counter() - t0
+    if viewed:
+        thread.start()
     assert scheduled is not None
     live = [MatchStatus.QUEUED, MatchStatus.RUNNING]
     pending = Match.objects.filter(round=scheduled.round, status__in=live)
     wait(lambda: not pending.exists(), "the round's matches")
+    last_result = time.perf_counter()
+    # the round's batch fit runs on this worker after its last result: inside the clock
+    wait(lambda: BatchRating.objects.filter(league=league).exists(), "the batch fit")
     wall = time.perf_counter() - t0
     busy = worker_cpu(worker) - cpu0
+    stop.set()
+    if viewed:
+        thread.join()
     n = len(scheduled.matches)
     done = Match.objects.filter(round=scheduled.round, status=MatchStatus.FINISHED)
     rows = list(done.values_list("pk", "duration_ms"))
     assert len(rows) == n, f"{n - len(rows)} matches did not finish"
-    # the round's batch fit runs on this worker too: let it end before the next batch
-    wait(lambda: BatchRating.objects.filter(league=league).exists(), "the batch fit")
     runner = statistics.median(d for _, d in rows if d is not None) / 1000
     cpu = game_cpu([pk for pk, _ in rows])
-    return Batch(wall / n, cpu, runner, scheduling / n, busy / n, n)
+    fit = (t0 + wall - last_result) / n
+    return Batch(wall / n, cpu, runner, scheduling / n, busy / n, n, fit, sum(views), urls)
 
 
 def statements_per_result(bots: int) -> list[int]:
@@ -283,8 +340,8 @@ def main() -> None:
     parser.add_argument(
         "--chunk", type=int, help="ARENA_MATCH_CHUNK (default: the setting's, 16); 1: no chunks"
     )
-    parser.add_argument("--watched", action="store_true", help="every page watched")
-    parser.add_argument("--viewed", action="store_true", help="and viewed after each result")
+    parser.add_argument("--watched", action="store_true", help="every page viewed first")
+    parser.add_argument("--viewed", action="store_true", help="and after each result")
     args = parser.parse_args()
     if args.viewed and not args.watched:
         parser.error("--viewed needs --watched")
@@ -298,7 +355,9 @@ def main() -> None:
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")  # see the module doc
     r = redis.Redis.from_url(os.environ["REDIS_URL"])
-    proc, log = start_worker(args.conn_max_age, args.pool, concurrency, db_pool, args.viewed)
+    if args.watched:
+        settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
+    proc, log = start_worker(args.conn_max_age, args.pool, concurrency, db_pool)
     noops: list[float] = []
     noop_cpus: list[float] = []
     batches: list[Batch] = []
@@ -308,16 +367,17 @@ def main() -> None:
         noop_batch(r, 20, proc)  # warm the worker
         match_batch(4, f"{stamp}-warm", proc)  # and its first match: imports, connections
         for b in range(args.batches):
-            batch = match_batch(args.bots, f"{stamp}-{b}", proc, args.watched)
+            batch = match_batch(args.bots, f"{stamp}-{b}", proc, args.watched, args.viewed)
             batches.append(batch)
             n = batch.matches
-            noop_wall, noop_cpu = noop_batch(r, n, proc)
+            noop_wall, noop_cpu = noop_batch(r, n, proc, batch.urls if args.viewed else None)
             noops.append(noop_wall)
             noop_cpus.append(noop_cpu)
             print(
                 f"batch {b + 1}: {n} matches, {batch.wall * 1000:6.2f} ms per match "
                 f"(game {batch.game * 1000:5.2f} ms CPU, runner {batch.runner * 1000:6.2f} ms "
-                f"wall, worker CPU {batch.worker_cpu * 1000:6.2f} ms), "
+                f"wall, worker CPU {batch.worker_cpu * 1000:6.2f} ms, fit "
+                f"{batch.fit * 1000:5.2f} ms, {batch.views} page views), "
                 f"no-op {noop_wall * 1000:5.2f} ms per task",
                 flush=True,
             )
@@ -335,6 +395,7 @@ def main() -> None:
     overhead = ms(b.wall - b.game for b in batches)
     scheduling_ms = ms(b.scheduling for b in batches)
     cpu_ms = ms(b.worker_cpu for b in batches)
+    fit_ms = ms(b.fit for b in batches)
     noop_cpu_ms = ms(noop_cpus)
     print()
     worker = (
@@ -346,13 +407,14 @@ def main() -> None:
     print(
         f"{args.bots} house bots, {n} matches a round, {worker}"
         f"DATABASE_CONN_MAX_AGE={args.conn_max_age}"
-        f"{', every page watched' if args.watched else ''}"
-        f"{' and viewed after each result' if args.viewed else ''};"
+        f"{', every page viewed before the round' if args.watched else ''}"
+        f"{' and after each result' if args.viewed else ''}; the round's fit inside the clock;"
         f" medians over {args.batches} batches; "
         f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
     print(f"  no-op task:                 {noop_ms:6.2f} ms per task")
     print(f"  a match, whole path:        {match_ms:6.2f} ms per match")
+    print(f"    of which the round's fit, after its last result: {fit_ms:6.2f} ms per match")
     print(f"  of which the game:          {game_ms:6.2f} ms (CPU, replayed serially)")
     print(f"  (the runner's wall per game: {runner_ms:6.2f} ms, median; not subtracted)")
     print(

@@ -24,13 +24,11 @@ Three measurements, each on warm caches first, as a running site's are:
 * **after a result**: before each request of a page, a result lands in the page's league
   (what a result's transaction writes to what the pages read: two standings rows with
   their rating rows' ``updated_at``, and a match's ``finished_at``), so every fragment
-  keyed by the league's or the bot's version is stale, the rest of the cache warm; then,
-  after its commit, what the real result path runs there,
-  ``arena.services.result_hooks.result_committed`` (the site's refresh of the watched
-  pages it changed, ``leaderboard.refresh``: the pages measured are watched, their
-  requests say so). That refresh is a result's cost, not the page's: it is timed on its
-  own and printed, with its cost for a league nobody watches;
+  keyed by the league's or the bot's version is stale, the rest of the cache warm; nothing
+  builds the page after it (the page's visitor does, from the rows the result keeps);
 * **cold** (``--cache local`` only): the whole cache cleared before every request.
+
+Under concurrent HTTP clients with real results landing: ``bench/web_http.py``.
 
 Why one file of this length: every page kind and cache mode is timed by the same
 client in one run, for ratios against the same baseline.
@@ -39,6 +37,7 @@ client in one run, for ratios against the same baseline.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import random
 import statistics
@@ -279,6 +278,13 @@ def generate() -> None:
                 )
             )  # fmt: skip
         BatchRating.objects.bulk_create(batch, batch_size=5000)
+    # the shown standings and the head-to-head records, counted from the matches
+    from arena.ratings.standings import recompute_standings
+
+    logging.disable(logging.ERROR)  # every row differs from the recount: it is the count
+    for lg in leagues:
+        recompute_standings(lg.pk, fix=True)
+    logging.disable(logging.NOTSET)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
     print(f"generated in {time.perf_counter() - t0:.1f} s")
@@ -288,9 +294,7 @@ class ResultLands:
     """What a result's transaction writes that the pages read, for the league of the
     standings page and the measured bot: two of the league's standings rows (one the
     bot's), with their rating rows' ``updated_at``, and a finished match's ``finished_at``
-    (the rounds' version). Written like a result: one transaction, committed, then the
-    result path's after-commit hook (``result_hooks.result_committed``) for the league
-    and the rows' bots, timed: ``hook_ms``."""
+    (the rounds' version). Written like a result: one transaction, committed."""
 
     def __init__(self, league_slug: str, bot_name: str) -> None:
         from arena.models import League, Match
@@ -310,7 +314,6 @@ class ResultLands:
             )
         )
         self.match = Match.objects.filter(league=self.league).order_by("-id")[0].pk
-        self.hook_ms: list[float] = []
 
     def __call__(self) -> None:
         from django.db import transaction
@@ -319,7 +322,6 @@ class ResultLands:
 
         from arena.models import Match
         from arena.ratings.models import LiveRating
-        from arena.services import result_hooks
 
         now = timezone.now()
         with transaction.atomic():
@@ -327,9 +329,6 @@ class ResultLands:
                 updated_at=now, games=F("games") + 1, shown_games=F("shown_games") + 1
             )
             Match.objects.filter(pk=self.match).update(finished_at=now)
-        t = time.perf_counter()
-        result_hooks.result_committed(self.league, self.bots)  # runs now: no transaction
-        self.hook_ms.append((time.perf_counter() - t) * 1000)
 
 
 def measure(
@@ -380,28 +379,6 @@ def report(title: str, times: dict[str, list[float]]) -> None:
         print(f"{name:<26}{p50:8.2f}{p95:8.2f}{p50 / b50:10.2f}x{p95 / b95:10.2f}x")
 
 
-def report_hook(lands: ResultLands, bot_name: str) -> None:
-    """What the after-commit hook added to each simulated result (the pages it changed
-    watched), and what it costs a result in a league nobody watches (one cache read):
-    the same hook for league-19 and its first two bots, whose pages no request viewed."""
-    from arena.models import League
-    from arena.ratings.models import LiveRating
-    from arena.services import result_hooks
-
-    quiet = League.objects.get(slug="league-19")
-    bots = list(LiveRating.objects.filter(league=quiet).values_list("bot_id", flat=True)[:2])
-    unwatched = []
-    for _ in range(200):
-        t = time.perf_counter()
-        result_hooks.run(result_hooks.ResultCommitted(quiet, tuple(bots)))
-        unwatched.append((time.perf_counter() - t) * 1000)
-    print(f"\nafter-commit hook per result, milliseconds p50 / p95 ({len(lands.hook_ms)}"
-          f" results): league-00 and {bot_name} watched"
-          f" {statistics.median(lands.hook_ms):.2f} / {pct(lands.hook_ms, 0.95):.2f};"
-          f" a league nobody watches {statistics.median(unwatched):.3f}"
-          f" / {pct(unwatched, 0.95):.3f}")  # fmt: skip
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=300, help="per URL")
@@ -418,7 +395,8 @@ def main() -> None:
 
     call_command("migrate", verbosity=0)
     have = Match.objects.filter(status=MatchStatus.FINISHED).count()
-    if args.regenerate or have != MATCHES:
+    # bench/web_http.py's results add to league-01's: more is the same database
+    if args.regenerate or have < MATCHES:
         if have:
             print("flushing the bench database")
             call_command("flush", interactive=False, verbosity=0)
@@ -447,7 +425,6 @@ def main() -> None:
         before={k: lands for k in pages if not k.startswith("trivial")},
     )  # fmt: skip
     report(f"right after a result (one before each request), {args.requests} per URL", after)
-    report_hook(lands, bot.name)
     if args.cache == "local":
         cold = measure({k: v for k, v in urls.items() if "page" in k}, max(20, args.requests // 5),
                        cold=True)  # fmt: skip

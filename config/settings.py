@@ -482,10 +482,6 @@ LOGOUT_REDIRECT_URL = "leaderboard:home"
 LOGIN_RATE_LIMIT = env_int("LOGIN_RATE_LIMIT", default=10, minimum=1)
 #: ... and that window, in seconds
 LOGIN_RATE_WINDOW_SECONDS = env_int("LOGIN_RATE_WINDOW_SECONDS", default=60, minimum=1)
-#: a standings or bot page viewed this recently is "watched": a result that changes it
-#: builds it into the cache right after its commit, on the result's worker
-#: (leaderboard.watching, leaderboard.refresh); 0: no page is, every result costs nothing
-PAGE_WATCH_SECONDS = env_int("PAGE_WATCH_SECONDS", default=600, minimum=0)
 #: live matches pushed to their watchers (server-sent events, leaderboard.live_stream):
 #: streams one web process keeps open at once (each holds a thread of the server while it
 #: waits for news); past them a page asks every 2 s instead. 0: no stream, every page polls

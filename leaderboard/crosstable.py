@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,6 +39,14 @@ def crosstable(
     wins: dict[tuple[int, int], int] = {}
     for winner, loser in results:
         wins[(winner, loser)] = wins.get((winner, loser), 0) + 1
+    return crosstable_of_wins(players, wins)
+
+
+def crosstable_of_wins(
+    players: Sequence[int], wins: Mapping[tuple[int, int], int]
+) -> dict[tuple[int, int], Cell]:
+    """The same from the wins per (winner, loser): the cell (a, b) is a's record
+    against b, its games a's wins there plus b's."""
     pairs = [(a, b) for a in players for b in players if a != b]
     won = np.array([wins.get(p, 0) for p in pairs], dtype=np.int64)
     games = won + np.array([wins.get((b, a), 0) for a, b in pairs], dtype=np.int64)

@@ -22,8 +22,6 @@ from django.core.cache import cache
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 
-from leaderboard import watching
-
 T = TypeVar("T")
 K = TypeVar("K", bound=Hashable)
 #: a row's HTML lives this long unless evicted (its key changes when what it shows does)
@@ -92,21 +90,16 @@ def cached_rows(
 
 def cached_sections(
     sections: Mapping[str, tuple[str, Callable[[], str]]],
-    watch: str | None = None,
 ) -> dict[str, SafeString]:
     """A page's sections, each ``name: (key, build)`` cached whole under ``key`` (which
     must cover all it shows): one ``get_many`` for all of them, ``build()`` only for the
     missing ones, one ``set_many`` back. The page joins the strings: a ``{% cache %}``
-    tag per section would cost a cache round trip each and a template walk around them.
-    ``watch``: the page's key in ``leaderboard.watching``, read in the same ``get_many``
-    (a visitor's request: it watches the page; the refresh after a result passes none)."""
+    tag per section would cost a cache round trip each and a template walk around them."""
     keys = {
         name: f"section:v1:{name}:{hashlib.sha1(key.encode()).hexdigest()}"
         for name, (key, _) in sections.items()
     }
-    found = cache.get_many([*keys.values(), *(watching.view_keys(watch) if watch else [])])
-    if watch:
-        watching.viewed(watch, found)
+    found = cache.get_many(list(keys.values()))
     out: dict[str, SafeString] = {}
     fresh: dict[str, str] = {}
     token = _pending.set({})

@@ -3,9 +3,10 @@ the match's id, status, finished time and whether its result is withheld (a fini
 match's row never changes after that), so after a result only the rows whose match
 started or ended (or was released from a pair's embargo) render.
 
-``round_rows`` is the standings page's table of the shown round: one lean statement reads
-every match's key (with the embargo as an ``EXISTS``), and only the matches whose row is
-not cached are loaded with their seats and rendered.
+``round_rows`` is the standings page's table of the shown round (at most
+``ROUND_MATCHES`` of its matches: the match list has all of them): one statement reads
+their keys and seats (with the embargo as an ``EXISTS``), and only the matches whose row
+is not cached are rendered.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from django.db import connection
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 
-from arena.models import Bot, League, Match, MatchEndReason, Participation, Round
+from arena.models import Bot, League, Match, MatchEndReason, MatchStatus, Participation, Round
 from leaderboard.fragments import rows_by_key
 from leaderboard.replays import EMBARGO_PARAMS, WITHHELD_SQL
 
@@ -95,9 +96,16 @@ class RowMatch:
         return str(MatchEndReason(self.end_reason).label) if self.end_reason else ""
 
 
-def _round_matches(round_id: int) -> dict[int, list[tuple[Any, ...]]]:
-    """The round's matches with their seats and whether each is withheld, in one
-    statement: each match's rows (one per seat), by id."""
+#: the standings page shows at most this many matches of a round (a round robin of 50 bots
+#: has 2,450): those being played, then the latest to end, then the next to start
+ROUND_MATCHES = 50
+
+
+def _round_matches(round_id: int, limit: int) -> dict[int, list[tuple[Any, ...]]]:
+    """``limit`` of the round's matches (see ``ROUND_MATCHES``) with their seats and
+    whether each is withheld, in one statement: each match's rows (one per seat), by id.
+    The matches are picked on the index (round, ...) and sorted by the database: a
+    round's size costs the page a sort, not a row each."""
     t = {m.__name__: m._meta.db_table for m in (Match, Round, Participation, Bot)}
     # finished_at as text: it keys every row, but only a row rendered shows it (and the
     # driver's timestamp parsing, in Python, costs more per row than the statement)
@@ -108,10 +116,13 @@ def _round_matches(round_id: int) -> dict[int, list[tuple[Any, ...]]]:
         f" FROM {t['Match']} m JOIN {t['Round']} r ON r.id = m.round_id"
         f" LEFT JOIN {t['Participation']} p ON p.match_id = m.id"
         f" LEFT JOIN {t['Bot']} b ON b.id = p.bot_id"
-        " WHERE m.round_id = %s ORDER BY m.id, p.seat"
+        f" WHERE m.id IN (SELECT x.id FROM {t['Match']} x WHERE x.round_id = %s"
+        "   ORDER BY CASE WHEN x.status = %s THEN 0 WHEN x.finished_at IS NULL THEN 2 ELSE 1 END,"
+        "   x.finished_at DESC, x.id LIMIT %s)"
+        " ORDER BY m.id, p.seat"
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*EMBARGO_PARAMS, round_id])
+        cursor.execute(sql, [*EMBARGO_PARAMS, round_id, MatchStatus.RUNNING, limit])
         found = cursor.fetchall()
     out: dict[int, list[tuple[Any, ...]]] = {}
     for row in found:
@@ -142,10 +153,10 @@ def _row_match(rows: list[tuple[Any, ...]]) -> RowMatch:
     )  # fmt: skip
 
 
-def round_rows(round_id: int) -> list[tuple[int, SafeString]]:
-    """The rows of a round's matches, by id: one statement, one ``get_many``, and only
-    the rows not cached rendered."""
-    matches = _round_matches(round_id)
+def round_rows(round_id: int, limit: int = ROUND_MATCHES) -> list[tuple[int, SafeString]]:
+    """The rows of ``limit`` of a round's matches (``ROUND_MATCHES``), by id: one
+    statement, one ``get_many``, and only the rows not cached rendered."""
+    matches = _round_matches(round_id, limit)
     keyed = [
         (pk, row_key(pk, rows[0][1], bool(rows[0][3]), False, rows[0][2]))
         for pk, rows in matches.items()

@@ -1,7 +1,7 @@
-"""The cached sections of the standings page and the body of a bot page, built by the
-same code whether a visitor's request finds them stale (``leaderboard.views``) or a result
-just changed a page someone is watching (``leaderboard.refresh``, right after the result's
-commit, so the next visitor reads them ready).
+"""The cached sections of the standings page and the body of a bot page, built when a
+visitor's request finds them stale (``leaderboard.views``). Nothing builds them after a
+result: what they show is read from rows the result's own transaction keeps (the shown
+standings, the head-to-head records, the rounds' counts), so a cold build is cheap.
 
 A section is cached whole under a key made of the versions of what it shows
 (``league_with_version`` / ``bot_with_version``, read before anything the section shows:
@@ -20,8 +20,9 @@ from django.template.loader import render_to_string
 from django.utils.functional import SimpleLazyObject
 from django.utils.safestring import SafeString, mark_safe
 
-from arena.models import Bot, League, Round
-from leaderboard import fragments, match_rows, watching
+from arena.models import Bot, League, Match, Round
+from leaderboard import fragments, match_rows
+from leaderboard.crosstable_rows import crosstable_rows
 from leaderboard.reads import analytics as analytics_reads
 from leaderboard.reads import bots as bot_reads
 from leaderboard.reads import leagues as league_reads
@@ -103,12 +104,11 @@ def league_sections(
     versions: league_reads.LeagueVersions,
     sort: str | None = None,
     chosen: Round | None = None,
-    watch: bool = False,
 ) -> dict[str, SafeString]:
     """The standings page's three sections (standings, crosstable, rounds), each cached
     under the versions of what it shows and built only when stale. ``sort``: as the
     page's parameter (valid: the view checked it); ``chosen``: the round asked for (else
-    the latest); ``watch``: a visitor's request (``leaderboard.watching``)."""
+    the latest)."""
     key, descending = league_reads.parse_sort(sort)
     version = versions.standings
     standings = cast(
@@ -124,7 +124,7 @@ def league_sections(
     def round_matches() -> SafeString:
         """The shown round's table body, its rows joined here (not in a template loop)."""
         shown = shown_round()
-        rows = [] if shown is None else match_rows.round_rows(shown.pk)
+        rows = [] if shown is None else match_rows.round_rows(shown.pk, match_rows.ROUND_MATCHES)
         if not rows:
             return mark_safe('<tr><td colspan="8" class="muted">No matches.</td></tr>')
         return mark_safe("\n".join(html for _, html in rows))  # noqa: S308 - our rows
@@ -146,16 +146,27 @@ def league_sections(
     def crosstable_html() -> str:
         table = league_reads.league_crosstable(obj, standings, versions.crosstable)
         return render_to_string(
-            "leaderboard/_league_crosstable.html", {"league": obj, "crosstable": table}
+            "leaderboard/_league_crosstable.html",
+            {"league": obj, "crosstable": table, "crosstable_rows": crosstable_rows(obj, table)},
         )
+
+    def shown_total(shown: Round | None) -> int:
+        """How many matches the shown round has (a summary's count, else one count)."""
+        if shown is None:
+            return 0
+        found = next((r.matches for r in rounds if r.round.pk == shown.pk), None)
+        return found if found is not None else Match.objects.filter(round=shown).count()
 
     def rounds_html() -> str:
         shown = shown_round()
         return render_to_string(
             "leaderboard/_league_rounds.html",
             {
+                "league": obj,
                 "rounds": rounds,
                 "shown_round": shown,
+                "shown_limit": match_rows.ROUND_MATCHES,
+                "shown_total": shown_total(shown),
                 # both tables' rows cached one by one (a result changes its round's
                 # counts and its match's row only)
                 "round_table": _round_table(rounds, shown) if rounds else "",
@@ -169,14 +180,13 @@ def league_sections(
         "crosstable": (f"{obj.pk}:{versions.crosstable}", crosstable_html),
         "rounds": (f"{obj.pk}:{versions.rounds}:{round_param}", rounds_html),
     }
-    return fragments.cached_sections(built, watching.league_key(obj.pk) if watch else None)
+    return fragments.cached_sections(built)
 
 
 def bot_body(
     obj: Bot,
     versions: bot_reads.BotVersions,
     league_slug: str | None = None,
-    watch: bool = False,
 ) -> SafeString:
     """A bot page's body below its heading (ratings, the selected league's statistics
     and analytics, recent matches, reported versions), cached whole under the page's
@@ -226,7 +236,4 @@ def bot_body(
         return render_to_string("leaderboard/_bot_body.html", context)
 
     key = f"{obj.pk}:{versions.page}:{league_slug or ''}"
-    found = fragments.cached_sections(
-        {"bot": (key, build)}, watching.bot_key(obj.pk) if watch else None
-    )
-    return found["bot"]
+    return fragments.cached_sections({"bot": (key, build)})["bot"]

@@ -74,8 +74,7 @@ def league(request: HttpRequest, slug: str) -> HttpResponse:
     except league_reads.BadSort as exc:
         return error_page(request, 400, "Bad request", str(exc))
     # The sections are cached under the versions of what they show (one statement): their
-    # rows are read only when a version moved on and no refresh after the result
-    # (leaderboard.refresh) built them already.
+    # rows are read only when a version moved on, from the rows each result keeps.
     found = league_reads.league_with_version(slug)
     if found is None:
         return not_found(request, f"There is no league {slug!r}.")
@@ -88,7 +87,7 @@ def league(request: HttpRequest, slug: str) -> HttpResponse:
         chosen = obj.rounds.filter(number=int(round_param)).first()
         if chosen is None:
             return not_found(request, f"League {obj.name} has no round {round_param}.")
-    sections = page_sections.league_sections(obj, versions, sort, chosen, watch=True)
+    sections = page_sections.league_sections(obj, versions, sort, chosen)
     next_round, schedule_note = league_reads.next_round_at(obj)
     return render(
         request,
@@ -123,9 +122,8 @@ def bot(request: HttpRequest, name: str) -> HttpResponse:
         "leaderboard/bot.html",
         {
             "bot": obj,
-            # cached whole under the page's version (built right after a result when the
-            # page is watched: leaderboard.refresh)
-            "body": page_sections.bot_body(obj, versions, league_slug, watch=True),
+            # cached whole under the page's version
+            "body": page_sections.bot_body(obj, versions, league_slug),
             "connected": None
             if obj.kind == BotKind.HOUSE
             else bot_reads.connected_now([obj.pk])[obj.pk],

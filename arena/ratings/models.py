@@ -8,6 +8,9 @@
   ``recompute_ratings`` replays them in. The per-bot changes are on the match's
   ``arena.Participation`` rows (before / after / change).
 * ``BatchRating``: the latest maximum-likelihood fit with 95% intervals (``arena.ratings.batch``).
+* ``HeadToHead``: per (league, bot, opponent), the games and wins of the results that are
+  out, kept with the shown standings (``arena.ratings.headtohead``): the crosstable and a
+  bot page's results by opponent read these rows, not the matches.
 
 Live ratings are decimals with 4 places: every change is rounded once, the same way, so the
 league's total is conserved exactly and a recompute gives exactly the stored values.
@@ -100,6 +103,30 @@ class BatchRating(models.Model):
             models.UniqueConstraint(fields=["league", "bot"], name="batchrating_unique_bot")
         ]
         indexes = [models.Index(fields=["league", "rank"], name="batchrating_standings")]
+
+
+class HeadToHead(models.Model):
+    """A bot's record against one opponent (a bot of another team in the same match) in a
+    league, over the results that are out: added to in the result's own transaction
+    wherever the shown standings are (``arena.ratings.headtohead``), rebuilt by
+    ``league recompute-standings --fix``."""
+
+    league = models.ForeignKey("arena.League", on_delete=models.CASCADE, related_name="+")
+    bot = models.ForeignKey("arena.Bot", on_delete=models.CASCADE, related_name="+")
+    opponent = models.ForeignKey("arena.Bot", on_delete=models.CASCADE, related_name="+")
+    games = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["league", "bot", "opponent"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["league", "bot", "opponent"], name="headtohead_unique_pair"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot_id} v {self.opponent_id} in {self.league_id}: {self.wins}/{self.games}"
 
 
 class VersionRating(models.Model):

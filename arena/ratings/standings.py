@@ -15,8 +15,10 @@ The pair's rows are locked in id order before either game's result is written
 (``lock_pair``), so of two games of a pair finishing at once the second waits for the
 first and sees it over: exactly one of them releases the first's result.
 
-``recompute_standings`` rebuilds the shown columns from the participations by the same
-rule (``league recompute-standings NAME [--fix]``).
+The head-to-head records the crosstable and the bot pages show (``HeadToHead``,
+``arena.ratings.headtohead``) move with the shown columns, from the same seats, in the
+same transaction. ``recompute_standings`` rebuilds both from the participations by the
+same rule (``league recompute-standings NAME [--fix]``).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from arena.models import DealMode, League, Match, MatchEndReason, MatchStatus, Participation
+from arena.ratings import headtohead
 from arena.ratings.models import START_RATING, LiveRating
 from arena.ratings.reports import CheckReport
 
@@ -115,6 +118,7 @@ def do_release_partner(league: League, partner: Match) -> None:
             add_shown(rows[p.bot_id], p, partner.end_reason)
             rows[p.bot_id].updated_at = now
     LiveRating.objects.bulk_update(list(rows.values()), [*SHOWN_FIELDS, "updated_at"])
+    headtohead.do_add(seats)
 
 
 # ------------------------------------------------------------------ the recompute
@@ -151,8 +155,8 @@ def recompute_standings(
     league_id: int, *, fix: bool = False, expected: bool = False
 ) -> StandingsReport:
     """Every released result of the league from the participations, compared with the
-    shown columns (holding the league's rating rows locked); ``fix`` writes the
-    recomputed values where they differ."""
+    shown columns and the head-to-head rows (holding the league's rating rows locked);
+    ``fix`` writes the recomputed values where they differ."""
     league = League.objects.get(pk=league_id)
     report = StandingsReport(league.name)
     with transaction.atomic():
@@ -172,9 +176,11 @@ def recompute_standings(
         seats: Iterable[Participation] = Participation.objects.filter(
             league=league, match__status=MatchStatus.FINISHED
         ).order_by("match_id", "seat")
+        out: list[Participation] = []
         for p in seats:
             if p.match_id not in hidden:
                 tallies[p.bot_id].add(p, reasons[p.match_id])
+                out.append(p)
         changed = []
         for bot_id, row in rows.items():
             want = tallies[bot_id].as_tuple()
@@ -187,8 +193,14 @@ def recompute_standings(
                 for f, v in zip(SHOWN_FIELDS, want, strict=True):
                     setattr(row, f, v)
                 changed.append(row)
+        pairs = headtohead.tallies(out)
+        pair_diff = headtohead.differences(headtohead.stored(league.pk), pairs)
+        report.mismatches += pair_diff
         if fix and changed:
             LiveRating.objects.bulk_update(changed, SHOWN_FIELDS)
+            report.fixed = True
+        if fix and pair_diff:
+            headtohead.replace(league.pk, pairs)
             report.fixed = True
     if report.mismatches:
         # expected: the caller changed the history on purpose (an operator's re-run)

@@ -2,8 +2,8 @@
 transaction (``arena.services.results``): the live rating rows of every bot of the batch
 locked in one statement, in id order; each match's Elo applied in the batch's order (a bot
 in two matches of a batch gets both changes, one after the other: the ratings that writing
-the results one by one gives); the ledger rows and the rating rows then written in one
-statement each.
+the results one by one gives); the ledger rows, the rating rows and the released results'
+head-to-head rows (``arena.ratings.headtohead``) then written in one statement each.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from django.utils import timezone
 
 from arena.models import League, Match, MatchEndReason, Participation
-from arena.ratings import standings, versions
+from arena.ratings import headtohead, standings, versions
 from arena.ratings.ledger import ZeroSumViolation, match_changes
 from arena.ratings.models import LiveRating, RatedMatch
 from arena.services.rowwrites import insert_rows, update_rows
@@ -72,6 +72,8 @@ def apply_ratings(batch: Sequence[Rated]) -> None:
         sorted(rows.values(), key=lambda row: row.pk),
         ["rating", "games", "wins", "losses", "forfeits", "updated_at", *standings.SHOWN_FIELDS],
     )
+    # the crosstable's and the bot pages' records, from the same released seats
+    headtohead.do_add(p for r in batch for p, _ in r.shown)
 
 
 def _apply(r: Rated, league: League, rows: dict[int, LiveRating]) -> bool:

@@ -20,9 +20,8 @@ rows, the league's rating rows, analytics rows, round rows):
   left (``recompute_ratings`` / ``recompute_standings`` with ``fix``);
 * its round, complete, is reopened with the match pending again.
 
-After the commit the match is sent to the workers, the batch fit is run again, and the
-site's watched pages are refreshed. A match queued or running is refused, with the
-reason; so is a match of another league.
+After the commit the match is sent to the workers and the batch fit is run again. A match
+queued or running is refused, with the reason; so is a match of another league.
 """
 
 from __future__ import annotations
@@ -52,7 +51,7 @@ from arena.models import (
 from arena.ratings.models import LiveRating, RatedMatch
 from arena.ratings.services import recompute_ratings
 from arena.ratings.standings import recompute_standings
-from arena.services import analytics, result_hooks
+from arena.services import analytics
 from arena.services.completion import add_pending_matches
 from arena.services.faultreport import record_incident
 from referee.replay import ReplayError, from_json
@@ -169,7 +168,6 @@ def void_and_rerun(
         for m in chosen:
             enqueue_match(m.pk)
         enqueue_fit(league.pk)
-        result_hooks.result_committed(league, {p.bot_id for p in parts})
         after = dict(LiveRating.objects.filter(league=league).values_list("bot__name", "rating"))
         report.rerun = [m.pk for m in chosen]
         report.ratings = {

@@ -1,12 +1,13 @@
 """A bot's statistics in one league, as its page shows them: the rating chart, results by
 opponent, faults and decision latency, over the results that are out.
 
-Read in one plain statement (the bot's seats with their match's finish and embargo, and
-the other seats of each match) and summed here: the ORM's six queries this was cost more
-to compile than PostgreSQL took to answer. A finished game of a mirrored pair
-whose partner is still queued or running counts nowhere (its rating change, outcome,
-fault or latency would tell the withheld result): it joins when its partner is over, as
-in the standings (``arena.ratings.standings``).
+Results by opponent are the league's head-to-head rows of the bot (``HeadToHead``, kept
+by each result's transaction: ``arena.ratings.headtohead``), one indexed statement; the
+rest comes from the bot's own seats in the league, one statement on the index
+(league, bot, match), summed here. A finished game of a mirrored pair whose partner is
+still queued or running counts nowhere (its rating change, outcome, fault or latency
+would tell the withheld result): it joins when its partner is over, as in the standings
+(``arena.ratings.standings``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from django.db import connection
 
 from arena.models import Bot, League, Match, Participation
+from arena.ratings.models import HeadToHead
 from leaderboard.charts import elo_band, rating_by_game_svg
 from leaderboard.replays import EMBARGO_PARAMS, WITHHELD_SQL
 
@@ -48,24 +50,19 @@ class LeagueStats:
 
 
 def league_stats(bot: Bot, league: League) -> LeagueStats:
-    part, match, bots = (m._meta.db_table for m in (Participation, Match, Bot))
-    # each of the bot's seats, once per other seat of its match (the opponents' names);
-    # whether its match has finished, not when (the chart is by game number, and parsing
-    # 400 timestamps costs more than the statement's heap reads)
+    part, match = Participation._meta.db_table, Match._meta.db_table
+    # each of the bot's seats; whether its match has finished, not when (the chart is by
+    # game number, and parsing 400 timestamps costs more than the statement's heap reads)
     sql = (
         "SELECT p.match_id, p.team, p.won, p.rating_after, p.fault_cause, p.latency_mean_ms,"
         " p.latency_p50_ms, p.latency_p90_ms, p.latency_max_ms, p.decisions,"
-        f" p.auto_decisions, m.finished_at IS NOT NULL, {WITHHELD_SQL}, o.team, o.bot_id, b.name"
+        f" p.auto_decisions, m.finished_at IS NOT NULL, {WITHHELD_SQL}"
         f" FROM {part} p JOIN {match} m ON m.id = p.match_id"
-        f" LEFT JOIN {part} o ON o.match_id = p.match_id AND o.bot_id <> p.bot_id"
-        f" LEFT JOIN {bots} b ON b.id = o.bot_id"
         " WHERE p.league_id = %s AND p.bot_id = %s ORDER BY p.match_id"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, [*EMBARGO_PARAMS, league.pk, bot.pk])
-        found = [r for r in cursor.fetchall() if not r[12]]
-    mine = list({r[0]: r[:13] for r in found}.values())
-    others = [(r[0], r[13], r[14], r[15]) for r in found if r[14] is not None]
+        mine = [r for r in cursor.fetchall() if not r[12]]
     rated = [(done, float(after)) for _, _, _, after, *_, done, _ in mine if after is not None]
     shown = rated[-HISTORY_POINTS:]
     # by game number (the latest HISTORY_POINTS games), each with its approximate 95% band
@@ -77,15 +74,12 @@ def league_stats(bot: Bot, league: League) -> LeagueStats:
         ratings, first_game=first, band=band, clip=(middle - 400, middle + 400),
         title=f"{bot.name}: Elo in {league.name} by game, with its 95% band",
     )  # fmt: skip
-    played = {r[0]: (r[1], r[2]) for r in mine if r[2] is not None}
-    by_opponent: dict[int, OpponentRecord] = {}
-    for match_id, team, other_id, other_name in others:
-        my_team, won = played.get(match_id, (team, None))
-        if team == my_team or won is None:
-            continue
-        rec = by_opponent.setdefault(other_id, OpponentRecord(other_name))
-        rec.games += 1
-        rec.wins += int(won)
+    opponents = [
+        OpponentRecord(name, games, wins)
+        for name, games, wins in HeadToHead.objects.filter(
+            league=league, bot=bot, games__gt=0
+        ).values_list("opponent__name", "games", "wins")
+    ]
     faults: dict[str, int] = {}
     for r in mine:
         if r[4]:
@@ -100,7 +94,7 @@ def league_stats(bot: Bot, league: League) -> LeagueStats:
     return LeagueStats(
         chart_svg=chart,
         points=len(ratings),
-        opponents=sorted(by_opponent.values(), key=lambda r: (-r.games, r.bot)),
+        opponents=sorted(opponents, key=lambda r: (-r.games, r.bot)),
         faults=dict(sorted(faults.items(), key=lambda kv: -kv[1])),
         latency={
             "mean": mean(5),

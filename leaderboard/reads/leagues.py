@@ -22,12 +22,10 @@ from arena.models import (
     LeagueStatus,
     Match,
     MatchStatus,
-    Participation,
     Round,
-    RoundStatus,
 )
-from arena.ratings.models import BatchRating, LiveRating
-from leaderboard.crosstable import Cell, crosstable
+from arena.ratings.models import BatchRating, HeadToHead, LiveRating
+from leaderboard.crosstable import Cell, crosstable_of_wins
 from leaderboard.reads.ranking import StandingRow, rank_rows, tied_intervals
 
 #: a bot is marked provisional in a league until it has played this many games there
@@ -175,9 +173,7 @@ def _version_sql() -> str:
         # running count); the rounds the section shows, by the (league, number) index
         f" (SELECT SUM(p) FROM (SELECT pending_matches AS p FROM {rnd}"
         f"   WHERE league_id = l.id ORDER BY number DESC LIMIT {RECENT_ROUNDS}) AS shown_rounds)"
-        " AS a_pending,"
-        # the crosstable: the last completed round (it is as of that round)
-        f" (SELECT MAX(id) FROM {rnd} WHERE league_id = l.id AND status = %s) AS x_round"
+        " AS a_pending"
     )
 
 
@@ -187,9 +183,8 @@ class LeagueVersions:
     standings: str
     #: changes whenever the rounds section would (a new round, a match starting or ending)
     rounds: str
-    #: changes whenever the crosstable would: a round completed, a fit, an entry or
-    #: withdrawal (the crosstable counts the games of completed rounds, so a result of the
-    #: round being played does not make every visitor wait for its 900 cells)
+    #: changes whenever the crosstable would: the standings' version (it counts the same
+    #: results, and is ordered by the same ranking)
     crosstable: str
 
 
@@ -201,7 +196,7 @@ def league_with_version(slug: str) -> tuple[League, LeagueVersions] | None:
     every released result, even one that commits after a later-stamped one. The versions
     are opaque: they key the page's cached fragments."""
     sql = f"SELECT l.*, {_version_sql()} FROM {League._meta.db_table} l WHERE l.slug = %s"
-    params = [True, True, MatchStatus.RUNNING, RoundStatus.COMPLETE, slug]
+    params = [True, True, MatchStatus.RUNNING, slug]
     found = list(League.objects.raw(sql, params))
     if not found:
         return None
@@ -210,10 +205,9 @@ def league_with_version(slug: str) -> tuple[League, LeagueVersions] | None:
     def join(*names: str) -> str:
         return ":".join(str(getattr(league, n)) for n in names)
 
+    standings = join("v_ratings", "v_rated", "v_shown", "v_fit", "v_entries", "v_sum")
     return league, LeagueVersions(
-        join("v_ratings", "v_rated", "v_shown", "v_fit", "v_entries", "v_sum"),
-        join("a_round", "a_live", "a_done", "a_pending"),
-        join("x_round", "v_fit", "v_entries", "v_sum"),
+        standings, join("a_round", "a_live", "a_done", "a_pending"), standings
     )
 
 
@@ -227,14 +221,24 @@ def standings_version(league: League) -> str:
 _FIT_FIELDS = [f.attname for f in BatchRating._meta.concrete_fields]
 
 
-def _fit_values(row: tuple[Any, ...]) -> list[Any]:
-    """A fit's columns of a plain statement's row as the ORM would give them: the
-    backend's converters applied (SQLite gives a datetime as naive text, a boolean as 0
-    or 1; PostgreSQL needs none)."""
-    values = list(row)
+def _fit_converters() -> list[tuple[int, Col, list[Any]]]:
+    """The backend's converters of a fit's columns, those that have any (SQLite gives a
+    datetime as naive text, a boolean as 0 or 1; PostgreSQL needs none): looked up once
+    per statement, not per row."""
+    out = []
     for i, f in enumerate(BatchRating._meta.concrete_fields):
         col = Col(BatchRating._meta.db_table, f)
-        for convert in connection.ops.get_db_converters(col) + col.get_db_converters(connection):
+        found = connection.ops.get_db_converters(col) + col.get_db_converters(connection)
+        if found:
+            out.append((i, col, found))
+    return out
+
+
+def _fit_values(row: tuple[Any, ...], converters: list[tuple[int, Col, list[Any]]]) -> list[Any]:
+    """A fit's columns of a plain statement's row as the ORM would give them."""
+    values = list(row)
+    for i, col, found in converters:
+        for convert in found:
             values[i] = convert(values[i], col, connection)
     return values
 
@@ -278,9 +282,10 @@ def league_standings(
         cursor.execute(sql, [league.pk])
         found = cursor.fetchall()
     batch: dict[int, BatchRating] = {}
+    converters = _fit_converters()
     for row in found:
         if row[10] is not None:  # the fit's id
-            values = _fit_values(row[10:])
+            values = _fit_values(row[10:], converters)
             batch[row[0]] = BatchRating.from_db(DEFAULT_DB_ALIAS, _FIT_FIELDS, values)
     batch_at = max((b.computed_at for b in batch.values()), default=None)
     intervals = tied_intervals(batch)
@@ -333,31 +338,30 @@ class Crosstable:
 def league_crosstable(
     league: League, standings: Standings, version: str | None = None
 ) -> Crosstable:
-    """Head-to-head records of the top ``CROSSTABLE_MAX`` bots over the games of the
-    league's completed rounds, shaded by a two-sided binomial test. One grouped query;
-    cached until a round completes (``version``: ``LeagueVersions.crosstable``; the
-    standings' version when not given)."""
+    """Head-to-head records of the top ``CROSSTABLE_MAX`` bots over the results that are
+    out, shaded by a two-sided binomial test: the league's head-to-head rows among them
+    (``arena.ratings.headtohead``, kept by each result's transaction), one indexed
+    statement. Cached under the standings' version (``version``: the caller's)."""
     ranked = sorted(standings.rows, key=lambda r: r.order)
     top = [(r.bot_id, r.bot) for r in ranked[:CROSSTABLE_MAX]]
     digest = hashlib.sha1((version or standings.version).encode()).hexdigest()
-    cache_key = f"crosstable:v1:{league.pk}:{digest}:{CROSSTABLE_MAX}"
+    cache_key = f"crosstable:v2:{league.pk}:{digest}:{CROSSTABLE_MAX}"
     cached = cache.get(cache_key)
     if isinstance(cached, Crosstable):
         return cached
     ids = [b for b, _ in top]
-    # (loser, winner, games): a winner's seat and a loser's seat of the same match
-    pairs = (
-        Participation.objects.filter(
-            league=league, won=False, bot_id__in=ids, match__round__status=RoundStatus.COMPLETE,
-            match__participations__won=True, match__participations__bot_id__in=ids,
-        )
-        .values_list("bot_id", "match__participations__bot_id")
-        .annotate(n=Count("id"))
-    )  # fmt: skip
-    results: list[tuple[int, int]] = []
-    for loser, winner, n in pairs:
-        results.extend([(winner, loser)] * n)
-    cells = crosstable(ids, results)
+    marks = ", ".join(["%s"] * len(ids))
+    sql = (
+        f"SELECT bot_id, opponent_id, wins FROM {HeadToHead._meta.db_table}"
+        f" WHERE league_id = %s AND bot_id IN ({marks}) AND opponent_id IN ({marks})"
+        " AND wins > 0"
+    )
+    wins: dict[tuple[int, int], int] = {}
+    if ids:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [league.pk, *ids, *ids])
+            wins = {(bot, opponent): n for bot, opponent, n in cursor.fetchall()}
+    cells = crosstable_of_wins(ids, wins)
     rows = [[None if a == b else cells[(a, b)] for b in ids] for a in ids]
     table = Crosstable(top, rows, len(ranked))
     cache.set(cache_key, table, timeout=3600)

@@ -30,7 +30,7 @@ from arena.services.claims import PlayOutcome, do_claim_match
 from arena.services.rounds import do_schedule_round
 from tests.web.helpers import make_league
 from tests.web.test_pages_after_result import _counts, _rows_by_bot
-from tests.web.test_pages_refreshed import _shown
+from tests.web.test_pages_current import _shown
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -1,13 +1,13 @@
-"""A result refreshes the pages someone is watching (``leaderboard.refresh``, run by the
-result path's after-commit hook, ``arena.services.result_hooks``): the standings page and
-a bot page viewed before a result are, right after it, served from sections built at the
-result, reading what a warm page reads, and they are exactly the pages a visitor would
-have built from the database (new standings and statistics, a withheld mirrored game
-hidden as before); a page nobody watches is not built; with the cache unreachable the
-result is written and the pages answer right from the database.
+"""Right after a result, with nothing run for the pages after its commit, the standings
+page and a bot page viewed (and cached) before it show it, and they are exactly the pages
+a visitor builds from the database with nothing cached (new standings, crosstable and
+statistics, a withheld mirrored game hidden as before, released when its partner ends
+void); with the cache unreachable the result is written and the pages answer right from
+the database. What they show is kept by the result's own transaction (the shown
+standings, the head-to-head records, the rounds' counts), and each cached part is keyed
+by what it shows.
 
-Real commits (``transaction=True``): the hook runs after the result's transaction commits,
-as in a worker."""
+Real commits (``transaction=True``), as in a worker."""
 
 from __future__ import annotations
 
@@ -24,10 +24,8 @@ from arena.adapters.play.matches import play_match
 from arena.models import League, Match, MatchStatus
 from arena.ratings.models import LiveRating
 from arena.services import leagues as svc
-from arena.services import result_hooks
 from arena.services.claims import PlayOutcome, do_claim_match, do_void_attempt
 from arena.services.rounds import do_schedule_round
-from leaderboard import refresh, watching
 from tests.web.helpers import make_league
 from tests.web.test_pages_after_result import _counts, _match_row, _rows_by_bot, _table
 
@@ -50,10 +48,9 @@ def _built_fresh(client: Client, url: str) -> str:
 
 
 def _league_parts(page: str) -> list[str]:
-    """What a result changes on the standings page: the standings, the rounds and the
-    shown round's matches (the crosstable counts completed rounds only, and keeps the
-    order of its build until the next one completes)."""
-    return [_table(page, css) for css in ("standings", "rounds", "matches")]
+    """What a result changes on the standings page: the standings, the crosstable, the
+    rounds and the shown round's matches."""
+    return [_table(page, css) for css in ("standings", "crosstable", "rounds", "matches")]
 
 
 def _shown(league: League) -> dict[str, list[int]]:
@@ -70,7 +67,7 @@ def _opponent_games(page: str) -> int:
     return sum(int(n) for n in re.findall(r'</a></td><td class="num">(\d+)</td>', opponents))
 
 
-def test_a_watched_page_right_after_a_result_is_ready_and_current(
+def test_a_page_cached_before_a_result_is_current_right_after_it(
     page_cache: str, client: Client
 ) -> None:
     league = make_league("Watched League", ["random", "greedy", "random", "greedy"], rounds=1)
@@ -80,19 +77,13 @@ def test_a_watched_page_right_after_a_result_is_ready_and_current(
     played = Match.objects.get(pk=scheduled.matches[0])
     seats = sorted(p.bot.name for p in played.participations.select_related("bot"))
     pages = [url] + [f"/bots/{name}/" for name in seats]
-    warm = {}
     for page_url in pages:
-        client.get(page_url)  # viewed: watched from now on, and every part cached
-        _, warm[page_url] = _get(client, page_url)  # what a warm page reads
+        client.get(page_url)  # every part cached
     before, _ = _get(client, url)
 
     assert play_match(played.pk) is PlayOutcome.FINISHED
 
-    for page_url in pages:
-        page, statements = _get(client, page_url)
-        # the result built it: the page read only what a warm page reads (its versions)
-        assert len(statements) == len(warm[page_url]), (page_url, statements)
-        assert page != (before if page_url == url else None)
+    assert _get(client, url)[0] != before
     shown = _shown(league)
     after, _ = _get(client, url)
     rows = _rows_by_bot(after, "standings")
@@ -111,67 +102,7 @@ def test_a_watched_page_right_after_a_result_is_ready_and_current(
         assert page == _built_fresh(client, f"/bots/{name}/")
 
 
-def test_a_page_is_built_at_most_builds_per_view_times_between_two_views(
-    page_cache: str, client: Client
-) -> None:
-    """Up to ``BUILDS_PER_VIEW`` results between two views are each built at the result;
-    past that the results skip the page and its next visitor builds the latest (current,
-    as ever); the result after that view is built again."""
-    n = watching.BUILDS_PER_VIEW
-    league = make_league("Burst League", ["random", "greedy"] * 2 + ["random"], rounds=1)
-    scheduled = do_schedule_round(league, enqueue=False)
-    assert scheduled is not None
-    matches = list(scheduled.matches)
-    assert len(matches) >= 2 * n + 2
-    url = f"/leagues/{league.slug}/"
-    client.get(url)
-    _, warm = _get(client, url)
-
-    def view() -> int:
-        page, statements = _get(client, url)
-        assert {name: _counts(row) for name, row in _rows_by_bot(page, "standings").items()} == (
-            _shown(league)
-        )
-        return len(statements)
-
-    for match_id in matches[:n]:
-        assert play_match(match_id) is PlayOutcome.FINISHED
-    assert view() == len(warm)  # the n-th result's page, built at the result
-    for match_id in matches[n : 2 * n + 1]:
-        assert play_match(match_id) is PlayOutcome.FINISHED
-    assert view() > len(warm)  # the (n+1)-th result skipped it: this visitor built it
-    assert play_match(matches[2 * n + 1]) is PlayOutcome.FINISHED
-    assert view() == len(warm)  # seen since: built at the result again
-
-
-@pytest.mark.parametrize("how", ["last viewed too long ago", "PAGE_WATCH_SECONDS=0"])
-def test_a_page_nobody_watches_is_not_built_at_the_result(
-    page_cache: str,
-    client: Client,
-    settings,
-    how: str,  # noqa: ANN001 - pytest-django's
-) -> None:
-    if how == "PAGE_WATCH_SECONDS=0":
-        settings.PAGE_WATCH_SECONDS = 0
-    league = make_league("Unwatched League", ["random", "greedy"], rounds=1)
-    scheduled = do_schedule_round(league, enqueue=False)
-    assert scheduled is not None
-    url = f"/leagues/{league.slug}/"
-    client.get(url)
-    _, warm = _get(client, url)
-    if how == "PAGE_WATCH_SECONDS=0":
-        assert cache.get(watching.league_key(league.pk)) is None  # views write no key
-    else:
-        cache.delete(watching.league_key(league.pk))  # its last view is that long ago
-    assert play_match(scheduled.matches[0]) is PlayOutcome.FINISHED
-    page, statements = _get(client, url)  # built by this visitor, from the database
-    assert len(statements) > len(warm)
-    assert {name: _counts(row) for name, row in _rows_by_bot(page, "standings").items()} == (
-        _shown(league)
-    )
-
-
-def test_a_withheld_mirrored_game_stays_hidden_on_the_refreshed_pages(
+def test_a_withheld_mirrored_game_stays_hidden_right_after_its_result(
     page_cache: str, client: Client
 ) -> None:
     league = svc.do_create_league(svc.LeagueSettings(name="Watched Pair", deals="mirrored"))
@@ -185,16 +116,11 @@ def test_a_withheld_mirrored_game_stays_hidden_on_the_refreshed_pages(
     first, second = sorted(scheduled.matches)
     url = f"/leagues/{league.slug}/"
     pages = [url] + [f"/bots/{name}/" for name in names]
-    warm = {}
     for page_url in pages:
-        client.get(page_url)
-        _, warm[page_url] = _get(client, page_url)
+        client.get(page_url)  # every part cached
 
     assert play_match(first) is PlayOutcome.FINISHED
     assert Match.objects.get(pk=second).status == MatchStatus.QUEUED
-    for page_url in pages:
-        _, statements = _get(client, page_url)
-        assert len(statements) == len(warm[page_url]), page_url  # refreshed at the result
     page, _ = _get(client, url)
     for name, row in _rows_by_bot(page, "standings").items():
         assert _counts(row) == [0, 0, 0, 0], name
@@ -212,11 +138,8 @@ def test_a_withheld_mirrored_game_stays_hidden_on_the_refreshed_pages(
         assert bot_page == _built_fresh(client, f"/bots/{name}/")
 
     for page_url in pages:
-        client.get(page_url)  # watched again after the fresh builds cleared the cache
+        client.get(page_url)  # cached again after the fresh builds cleared the cache
     assert play_match(second) is PlayOutcome.FINISHED
-    for page_url in pages:
-        _, statements = _get(client, page_url)
-        assert len(statements) == len(warm[page_url]), page_url
     page, _ = _get(client, url)
     for name, row in _rows_by_bot(page, "standings").items():
         games, wins, losses, _ = _counts(row)
@@ -257,34 +180,6 @@ def test_with_the_cache_unreachable_results_are_written_and_pages_are_current(
         bot_page, _ = _get(client, f"/bots/{name}/")
         assert _counts(_rows_by_bot(bot_page, "ratings")[league.slug]) == counts
         assert _opponent_games(bot_page) == counts[0]
-
-
-def test_a_failing_hook_neither_fails_the_result_nor_stops_the_others(
-    page_cache: str, client: Client
-) -> None:
-    league = make_league("Hooked League", ["random", "greedy"], rounds=1)
-    scheduled = do_schedule_round(league, enqueue=False)
-    assert scheduled is not None
-    url = f"/leagues/{league.slug}/"
-    client.get(url)
-    _, warm = _get(client, url)
-    seen: list[result_hooks.ResultCommitted] = []
-
-    def broken(event: result_hooks.ResultCommitted) -> None:
-        seen.append(event)
-        raise RuntimeError("a hook's own failure")
-
-    result_hooks.unregister(refresh.after_result)
-    result_hooks.register(broken)
-    result_hooks.register(refresh.after_result)  # after the broken one
-    try:
-        assert play_match(scheduled.matches[0]) is PlayOutcome.FINISHED
-    finally:
-        result_hooks.unregister(broken)
-    assert Match.objects.get(pk=scheduled.matches[0]).status == MatchStatus.FINISHED
-    assert [e.league.pk for e in seen] == [league.pk]
-    _, statements = _get(client, url)
-    assert len(statements) == len(warm)  # the site's hook ran after the broken one
 
 
 def test_a_partner_void_after_its_last_attempt_releases_the_result_on_the_page(
