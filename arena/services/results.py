@@ -20,6 +20,7 @@ from django.utils import timezone
 from arena.models import (
     BotKind,
     DealMode,
+    League,
     Match,
     MatchEndReason,
     MatchReplay,
@@ -28,7 +29,7 @@ from arena.models import (
 )
 from arena.notify import sources as notify
 from arena.ratings import standings
-from arena.services import analytics
+from arena.services import analytics, result_hooks
 from arena.services.claims import Claim, PlayOutcome, do_void_attempt
 from arena.services.completion import do_complete_round_if_done, do_matches_over
 from arena.services.ratewrite import Rated, apply_ratings
@@ -306,6 +307,13 @@ def _write(batch: Sequence[Finished]) -> dict[int, PlayOutcome]:
     for round_id, done in counted.items():
         if done is None:
             do_complete_round_if_done(round_id)
+    # after the commit: the parts registered for results (arena.events), once per league
+    seated: dict[int, tuple[League, set[int]]] = {}
+    for f in written:
+        league = f.played.match.league
+        seated.setdefault(league.pk, (league, set()))[1].update(p.bot_id for p in f.played.parts)
+    for league, bot_ids in seated.values():
+        result_hooks.result_committed(league, bot_ids)
     return ends
 
 
