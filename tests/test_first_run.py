@@ -128,8 +128,8 @@ def test_demo_runs_everything_in_one_process_and_stops_on_ctrl_c(tmp_path: Path)
         assert "created Demo league" in text
         assert "entered remote bot sdk-heuristic in Demo league" in text
         assert "sdk-heuristic connected to the gateway" in text
-        assert "round 1 of Demo league: scheduled, 24 matches" in text
-        assert "[ 24/24]" in text and "round 1: complete" in text
+        assert "round 1 of Demo league: scheduled, 8 matches" in text  # two divisions of 2
+        assert "[  8/8]" in text and "round 1: complete" in text
         assert "Standings of Demo league" in text
         match = re.search(r"started \(pid (\d+),", text)
         assert match, text
