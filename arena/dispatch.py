@@ -103,10 +103,14 @@ def enqueue_round(match_ids: list[int], *, house_only: bool) -> None:
 
 def enqueue_fit(league_id: int) -> None:
     """Refit the league's batch ratings once the current transaction commits (not for a
-    league an app said has no ratings: ``register_unrated``)."""
-    if any(test(league_id) for test in _unrated):
-        return
-    transaction.on_commit(lambda: dispatcher().fit_ratings(league_id))
+    league an app said has no ratings: ``register_unrated``, asked after the commit so that
+    the result's transaction carries no question of it)."""
+
+    def send() -> None:
+        if not any(test(league_id) for test in _unrated):
+            dispatcher().fit_ratings(league_id)
+
+    transaction.on_commit(send)
 
 
 def enqueue_version_test(test_id: int) -> None:

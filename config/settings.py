@@ -469,6 +469,7 @@ SPECTACULAR_SETTINGS = {
         "MatchStatusEnum": "arena.models.MatchStatus",
         "LeagueStatusEnum": "arena.models.LeagueStatus",
         "TournamentFormatEnum": "arena.events.models.TournamentFormat",
+        "SeasonStatusEnum": "arena.seasons.models.SeasonStatus",
     },
 }
 

@@ -103,9 +103,8 @@ def test_a_batch_rates_as_writing_its_results_one_by_one() -> None:
         for b in theirs:
             assert play_match(b) is PlayOutcome.FINISHED
         # the whole round in one batch: the statements of one result (the head-to-head
-        # records' upsert among them: arena.ratings.headtohead), and once per league and
-        # process whether it is a challenge league (arena.challenges: no batch fit there)
-        assert len(batch_queries.captured_queries) <= 19
+        # records' upsert among them: arena.ratings.headtohead)
+        assert len(batch_queries.captured_queries) <= 18
     assert _ratings(batched) == _ratings(single)
     assert _seats(batched) == _seats(single)
     assert _analytics(batched) == _analytics(single)
