@@ -161,8 +161,8 @@ def test_demo_runs_everything_in_one_process_and_stops_on_ctrl_c(tmp_path: Path)
             "JOIN arena_match m ON m.id = p.match_id "
             "WHERE b.name = 'sdk-heuristic' AND m.status = 'finished'"
         ).fetchone()
-        assert played == 12 and timed == 12
-        assert "sdk-heuristic played 12 matches over gRPC" in text
+        assert played == 4 and timed == 4  # its division of 2: one opponent, 2 pairs
+        assert "sdk-heuristic played 4 matches over gRPC" in text
 
         # the printed token and line join your-bot (in no league: nothing to play)
         join = [line.strip() for line in out.lines if "-m avenue_sdk run" in line]
