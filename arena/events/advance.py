@@ -44,7 +44,6 @@ from arena.models import (
     League,
     LeagueStatus,
     Match,
-    Participation,
     Round,
     RoundStatus,
 )
@@ -53,6 +52,7 @@ from arena.scheduling import Pairing, ScheduledGame, pair_games
 from arena.services import leagues as league_services
 from arena.services.errors import LeagueError
 from arena.services.result_hooks import ResultCommitted
+from arena.services.rounds import write_games
 
 logger = logging.getLogger(__name__)
 
@@ -252,7 +252,7 @@ def _next_round(t: Tournament, number: int, *, enqueue: bool) -> Advanced:
 def _write_round(
     t: Tournament, number: int, pairs: list[tuple[int, int]], *, enqueue: bool
 ) -> list[int]:
-    """The round's matches and seats, as ``arena.services.rounds`` writes a league's."""
+    """The round's matches and seats, written as a league's (``rounds.write_games``)."""
     league = t.league
     entries = {e.bot_id: e for e in Entry.objects.filter(league=league).select_related("bot")}
     rnd = Round.objects.create(league=league, number=number)
@@ -270,32 +270,8 @@ def _write_round(
     # as a league's round: the first games of every pairing, then the second ones, so a
     # bot is not asked for two games of its pairing at once
     games.sort(key=lambda x: (x.pair_index, x.mirror, x.pairing.index))
-    now = timezone.now() if enqueue else None
-    matches = Match.objects.bulk_create(
-        [
-            Match(
-                league=league, round=rnd, pairing_key=x.pairing.key, slot=x.pairing.slot,
-                pair_index=x.pair_index, mirror=x.mirror, deck_seed=x.seed,
-                first_team=x.first_team, enqueued_at=now,
-            )
-            for x in games
-        ]
-    )  # fmt: skip
     by_entry = {e.pk: e for e in entries.values()}
-    seats = []
-    for match, x in zip(matches, games, strict=True):
-        for team, members in enumerate((x.team_a, x.team_b)):
-            entry = by_entry[members[0]]
-            seats.append(
-                Participation(
-                    match=match, league=league, entry=entry, bot_id=entry.bot_id,
-                    seat=team, team=team,
-                )
-            )  # fmt: skip
-    Participation.objects.bulk_create(seats)
-    Round.objects.filter(pk=rnd.pk).update(
-        scheduled_matches=len(matches), pending_matches=len(matches)
-    )
+    matches, _ = write_games(league, rnd, games, by_entry, enqueue=enqueue)
     ids = [m.pk for m in matches]
     if enqueue:
         enqueue_round(ids, house_only=league_services.house_only(entries.values()))

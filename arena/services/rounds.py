@@ -7,7 +7,7 @@ port (``arena.dispatch``), on commit.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -29,7 +29,14 @@ from arena.models import (
     Round,
     RoundStatus,
 )
-from arena.scheduling import Pairing, division_groups, division_pairings, meetings, pair_games
+from arena.scheduling import (
+    Pairing,
+    ScheduledGame,
+    division_groups,
+    division_pairings,
+    meetings,
+    pair_games,
+)
 from arena.services.completion import do_complete_round_if_done
 from arena.services.leagues import LeagueError, check_can_schedule, house_only
 from arena.services.matchmade import OnBatch, do_write_round
@@ -160,6 +167,27 @@ def _schedule_round_robin(
     # queue share no bot. Workers then rarely wait on each other's rating-row locks, and
     # a remote bot is not asked to play both games of a pair at once.
     games.sort(key=lambda g: (g.pairing.slot, g.pair_index, g.mirror, g.pairing.index))
+    matches, rows = write_games(league, rnd, games, by_id, enqueue=enqueue)
+    if enqueue:
+        enqueue_round([m.pk for m in matches], house_only=house_only(entries))
+    logger.info("league %s: round %d scheduled, %d matches", league.name, number, len(matches))
+    return Scheduled(rnd, True, [m.pk for m in matches], 1, rows)
+
+
+def write_games(
+    league: League,
+    rnd: Round,
+    games: Sequence[ScheduledGame],
+    by_id: Mapping[int, Entry],
+    *,
+    enqueue: bool,
+) -> tuple[list[Match], int]:
+    """A round's games as its matches (in the games' order) and seats, in the caller's
+    transaction, and the round's counts of them (every match pending: the count completion
+    keeps); ``by_id``: the games' entries by id. Returns the matches and the rows written.
+    Used by every round that is a league's: round robin here, a tournament's
+    (``arena.events``)."""
+    now = timezone.now() if enqueue else None
     matches = Match.objects.bulk_create(
         [
             Match(
@@ -171,7 +199,7 @@ def _schedule_round_robin(
                 mirror=g.mirror,
                 deck_seed=g.seed,
                 first_team=g.first_team,
-                enqueued_at=timezone.now() if enqueue else None,
+                enqueued_at=now,
             )
             for g in games
         ]
@@ -193,15 +221,11 @@ def _schedule_round_robin(
                     )
                 )
     Participation.objects.bulk_create(participations)
-    # a new round: every match is pending (the count completion keeps)
     Round.objects.filter(pk=rnd.pk).update(
         scheduled_matches=len(matches), pending_matches=len(matches)
     )
     rnd.scheduled_matches = rnd.pending_matches = len(matches)
-    if enqueue:
-        enqueue_round([m.pk for m in matches], house_only=house_only(entries))
-    logger.info("league %s: round %d scheduled, %d matches", league.name, number, len(matches))
-    return Scheduled(rnd, True, [m.pk for m in matches], 1, len(matches) + len(participations))
+    return matches, len(matches) + len(participations)
 
 
 # ------------------------------------------------------------------ the periodic job
