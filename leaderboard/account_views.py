@@ -27,7 +27,7 @@ from leaderboard.hosting_views import versions_context
 from leaderboard.models import ApiToken
 from leaderboard.ratelimit import over_limit
 from leaderboard.reads.bots import bot_summaries, connected_now
-from leaderboard.views import error_page, not_found
+from leaderboard.views import error_page, not_found, owned_bot_or_error
 
 
 def too_many(request: HttpRequest) -> HttpResponse:
@@ -107,18 +107,9 @@ def my_bots(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _owned(request: HttpRequest, name: str) -> Any:
-    try:
-        return svc.owned_bot(request.user, name)
-    except svc.NotFound as exc:
-        return not_found(request, str(exc))
-    except svc.NotOwner as exc:
-        return error_page(request, 403, "Not yours", str(exc))
-
-
 @login_required
 def my_bot(request: HttpRequest, name: str) -> HttpResponse:
-    bot = _owned(request, name)
+    bot = owned_bot_or_error(request, name)
     if isinstance(bot, HttpResponse):
         return bot
     entered = svc.entered_league_ids(bot)
@@ -141,7 +132,7 @@ def my_bot(request: HttpRequest, name: str) -> HttpResponse:
 @require_POST
 @login_required
 def rotate(request: HttpRequest, name: str) -> HttpResponse:
-    bot = _owned(request, name)
+    bot = owned_bot_or_error(request, name)
     if isinstance(bot, HttpResponse):
         return bot
     if over_limit("bot-token", request):
@@ -157,7 +148,7 @@ def rotate(request: HttpRequest, name: str) -> HttpResponse:
 @require_POST
 @login_required
 def revoke(request: HttpRequest, name: str) -> HttpResponse:
-    bot = _owned(request, name)
+    bot = owned_bot_or_error(request, name)
     if isinstance(bot, HttpResponse):
         return bot
     svc.do_revoke_token(request.user, bot)
@@ -166,7 +157,7 @@ def revoke(request: HttpRequest, name: str) -> HttpResponse:
 
 
 def _league_action(request: HttpRequest, name: str, enter: bool) -> HttpResponse:
-    bot = _owned(request, name)
+    bot = owned_bot_or_error(request, name)
     if isinstance(bot, HttpResponse):
         return bot
     form = LeagueChoiceForm(request.POST)

@@ -19,7 +19,7 @@ from arena.hosting import services as hosting
 from arena.models import Bot, BotKind
 from arena.services import owned_bots as svc
 from arena.services.bots import BotError
-from leaderboard.views import error_page, not_found
+from leaderboard.views import not_found, owned_bot_or_error
 
 
 def versions_context(bot: Bot) -> dict[str, Any]:
@@ -43,15 +43,6 @@ def versions_context(bot: Bot) -> dict[str, Any]:
     }
 
 
-def _owned(request: HttpRequest, name: str) -> Bot | HttpResponse:
-    try:
-        return svc.owned_bot(request.user, name)
-    except svc.NotFound as exc:
-        return not_found(request, str(exc))
-    except svc.NotOwner as exc:
-        return error_page(request, 403, "Not yours", str(exc))
-
-
 @require_POST
 @login_required
 def create_hosted(request: HttpRequest) -> HttpResponse:
@@ -68,7 +59,7 @@ def create_hosted(request: HttpRequest) -> HttpResponse:
 @require_POST
 @login_required
 def upload(request: HttpRequest, name: str) -> HttpResponse:
-    bot = _owned(request, name)
+    bot = owned_bot_or_error(request, name)
     if isinstance(bot, HttpResponse):
         return bot
     file = request.FILES.get("file")
@@ -98,7 +89,7 @@ def upload(request: HttpRequest, name: str) -> HttpResponse:
 @require_POST
 @login_required
 def activate(request: HttpRequest, name: str, number: int) -> HttpResponse:
-    bot = _owned(request, name)
+    bot = owned_bot_or_error(request, name)
     if isinstance(bot, HttpResponse):
         return bot
     try:
@@ -125,7 +116,7 @@ def _form_number(request: HttpRequest, key: str, kind: type, default: Any) -> An
 @require_POST
 @login_required
 def start_test(request: HttpRequest, name: str) -> HttpResponse:
-    bot = _owned(request, name)
+    bot = owned_bot_or_error(request, name)
     if isinstance(bot, HttpResponse):
         return bot
     defaults = versiontest.SprtSettings()
@@ -150,7 +141,7 @@ def start_test(request: HttpRequest, name: str) -> HttpResponse:
 
 @login_required
 def test_page(request: HttpRequest, name: str, pk: int) -> HttpResponse:
-    bot = _owned(request, name)
+    bot = owned_bot_or_error(request, name)
     if isinstance(bot, HttpResponse):
         return bot
     try:

@@ -4,8 +4,6 @@ My bot page (``templatetags/notify_tags.py``). The changes are ``arena.notify.su
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -18,16 +16,7 @@ from arena.notify import subscriptions as notify
 from arena.notify.models import Channel
 from arena.services import owned_bots as svc
 from leaderboard.ratelimit import over_limit
-from leaderboard.views import error_page, not_found
-
-
-def _owned(request: HttpRequest, name: str) -> Any:
-    try:
-        return svc.owned_bot(request.user, name)
-    except svc.NotFound as exc:
-        return not_found(request, str(exc))
-    except svc.NotOwner as exc:
-        return error_page(request, 403, "Not yours", str(exc))
+from leaderboard.views import error_page, owned_bot_or_error
 
 
 def _back(name: str) -> HttpResponse:
@@ -45,7 +34,7 @@ def secret_once(request: HttpRequest, secret: str, back: str) -> HttpResponse:
 @require_POST
 @login_required
 def subscribe(request: HttpRequest, name: str) -> HttpResponse:
-    bot = _owned(request, name)
+    bot = owned_bot_or_error(request, name)
     if isinstance(bot, HttpResponse):
         return bot
     made = None

@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from arena import public_facts
 from arena.models import Bot, BotKind, League, Match, MatchStatus
-from arena.services import gamedb
+from arena.services import gamedb, owned_bots
 from leaderboard import replays
 from leaderboard import sections as page_sections
 from leaderboard.embedding import snippet as embed_snippet
@@ -37,6 +37,17 @@ def error_page(request: HttpRequest, status: int, title: str, message: str) -> H
 
 def not_found(request: HttpRequest, message: str) -> HttpResponse:
     return error_page(request, 404, "Not found", message)
+
+
+def owned_bot_or_error(request: HttpRequest, name: str) -> Bot | HttpResponse:
+    """The signed-in user's bot of this name, or the page that says why not (404 for no
+    such bot, 403 for another's): the owner's pages' first step."""
+    try:
+        return owned_bots.owned_bot(request.user, name)
+    except owned_bots.NotFound as exc:
+        return not_found(request, str(exc))
+    except owned_bots.NotOwner as exc:
+        return error_page(request, 403, "Not yours", str(exc))
 
 
 def _live_matches(limit: int = 10) -> list[Match]:
