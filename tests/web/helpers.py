@@ -1,13 +1,16 @@
 """Leagues with played matches for the web and API tests, built through the services.
 
 Matches are played in-process by house bots (``play_match``), so no worker or relay is
-needed; a "live" match is one claimed by a worker that has not finished it.
+needed; a "live" match is one claimed by a worker that has not finished it. ``until``: a wait
+in a browser page under the site's policy.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
+from typing import Any
 
 from arena.adapters.play.matches import do_claim_match, game_config, play_match
 from arena.models import League, Match, MatchStatus
@@ -96,3 +99,12 @@ def longest_finished(min_turns: int = 4) -> Match:
         f"no finished game lasted {min_turns} turns"
     )
     return match
+
+
+def until(pg: Any, expression: str) -> None:
+    """Wait for ``expression`` to hold, asked from here: Playwright's wait_for_function
+    evaluates a string in the page, which the policy forbids."""
+    deadline = time.monotonic() + 30
+    while not pg.evaluate(expression):
+        assert time.monotonic() < deadline, f"waited 30 s for {expression}"
+        pg.wait_for_timeout(50)

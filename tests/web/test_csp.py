@@ -4,7 +4,6 @@ with a listener for CSP violations (a violation is a failure, not just a console
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlparse
@@ -15,7 +14,7 @@ from django.test import Client
 
 from arena.models import Match, MatchStatus
 from leaderboard.csp import DOCS_POLICY, SITE_POLICY
-from tests.web.helpers import make_league, make_live
+from tests.web.helpers import make_league, make_live, until
 from tests.web.test_browser import browser  # noqa: F401 - the fixture
 
 #: collects every violation the page reports, from before any of its scripts runs
@@ -62,15 +61,6 @@ def strict_page(browser: Any, live_server: Any) -> Iterator[Any]:  # noqa: F811
     yield pg
     context.close()
     assert errors == [], f"JavaScript errors: {errors}"
-
-
-def until(pg: Any, expression: str) -> None:
-    """Wait for ``expression`` to hold, asked from here: Playwright's wait_for_function
-    evaluates a string in the page, which the policy forbids."""
-    deadline = time.monotonic() + 30
-    while not pg.evaluate(expression):
-        assert time.monotonic() < deadline, f"waited 30 s for {expression}"
-        pg.wait_for_timeout(50)
 
 
 def visit(pg: Any, url: str, ready: str) -> None:

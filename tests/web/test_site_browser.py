@@ -14,7 +14,7 @@ import pytest
 from django.test import Client
 
 from arena.models import Match, MatchStatus
-from tests.web.helpers import longest_finished, make_league
+from tests.web.helpers import longest_finished, make_league, until
 from tests.web.test_browser import (
     ARGS,
     CHROMIUM,
@@ -309,7 +309,7 @@ def test_token_page_copies_and_a_reload_does_not_post_again(browser: Any, live_s
         token = pg.inner_text("#token").strip()
         assert "/downloads/agent-avenue-sdk.tar.gz" in pg.inner_text("#run-lines")
         pg.click("#copy-token")
-        pg.wait_for_function("document.querySelector('#copy-token').textContent === 'Copied'")
+        until(pg, "document.querySelector('#copy-token').textContent === 'Copied'")
         assert pg.evaluate("navigator.clipboard.readText()") == token
         shot(pg, "token-copied")
         posts: list[str] = []
