@@ -101,11 +101,11 @@ class Design:
             turned = self._teams(res)
         self.xt = self.x.T  # a CSC view: no copy
         self._pairs: tuple[np.ndarray, ...] | None = None
-        #: the outcomes' dispersion the games were weighted by (``_dispersion``)
+        #: the outcomes' dispersion the games were weighted by (``posterior.dispersion``)
         self.dispersion = 1.0
         #: (prior precision, mode, inverse Hessian) of the last posterior the fit computed
         self.posterior: tuple[float, np.ndarray, np.ndarray, np.ndarray] | None = None
-        #: the data's Hessian at the first mode and the games it was for (``_dispersion``)
+        #: the data's Hessian at the first mode and the games it was for (``posterior.dispersion``)
         self.start_data: np.ndarray | None = None
         self.start_total = 1.0
         #: (ratings, Hessian there) where a Newton run stopped on its step tolerance

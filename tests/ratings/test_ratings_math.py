@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-from arena.ratings import batch
+from arena.ratings import batch, posterior, solver
 from arena.ratings.batch import CENTRE, Game, fit
 from arena.ratings.elo import elo_update, expected_score, team_deltas
 
@@ -111,8 +111,8 @@ def _sparse_league(n: int, games: int, seed: int) -> list[Game]:
 
 @pytest.mark.parametrize("case", ["round robin", "sparse", "teams", "undefeated"])
 def test_newton_point_fit_is_the_scipy_optimum(case: str) -> None:
-    """The default point fit (dense Newton steps, ``batch._newton``) and SciPy's exact
-    solver (``batch._solve``, trust-exact / trust-krylov) find the same optimum to 1e-3
+    """The default point fit (dense Newton steps, ``solver.newton``) and SciPy's exact
+    solver (``solver.solve``, trust-exact / trust-krylov) find the same optimum to 1e-3
     Elo, under the weak prior and under the league's estimated one."""
     if case == "round robin":
         n, games = 16, synthetic_league(np.linspace(1250, 1750, 16), rounds=2, seed=4)
@@ -131,12 +131,12 @@ def test_newton_point_fit_is_the_scipy_optimum(case: str) -> None:
         games = [Game((0,), (p,), True, p) for p in (1, 2, 3)] * 3 + [Game((1,), (2,), True, 9)]
     design = _design_of(n, games)
     wins, total = design.counts()
-    prior, point = batch._empirical_bayes(design, wins, total)
+    prior, point = posterior.empirical_bayes(design, wins, total)
     for p in (batch.PRIOR, prior):
-        ours = batch._newton(design, wins, total, p)
-        scipy = batch._solve(design, wins, total, np.zeros(n), p)
+        ours = solver.newton(design, wins, total, p)
+        scipy = solver.solve(design, wins, total, np.zeros(n), p)
         assert np.max(np.abs(ours - scipy)) * batch.ELO_SCALE < 1e-3
-    assert np.max(np.abs(point - batch._newton(design, wins, total, prior))) < 1e-6
+    assert np.max(np.abs(point - solver.newton(design, wins, total, prior))) < 1e-6
 
 
 def test_the_estimated_prior_is_the_em_fixed_point() -> None:
@@ -146,7 +146,7 @@ def test_the_estimated_prior_is_the_em_fixed_point() -> None:
     n = 120
     design = _design_of(n, _sparse_league(n, 1500, seed=8))
     wins, total = design.counts()
-    prior, point = batch._empirical_bayes(design, wins, total)
+    prior, point = posterior.empirical_bayes(design, wins, total)
     inverse = np.linalg.inv(design.hessian(point, total, prior))
     centring = np.eye(n) - 1.0 / n
     second = np.sum((point - point.mean()) ** 2) + np.trace(centring @ inverse @ centring)
@@ -161,7 +161,7 @@ def test_a_league_of_equal_records_keeps_intervals_of_a_real_width() -> None:
     pairs = [(0, 1), (2, 3)]
     games = [Game((a,), (b,), won) for a, b in pairs for won in (True, False, True, False)]
     f = fit(4, games)
-    assert f.spread == pytest.approx(batch.MIN_SPREAD, rel=0.02)
+    assert f.spread == pytest.approx(posterior.MIN_SPREAD, rel=0.02)
     widths = f.high - f.low
     assert np.all(widths > 50), widths  # about +-45 Elo each side at the floor
     assert np.allclose(f.ratings, CENTRE, atol=1.0)
@@ -180,12 +180,12 @@ def test_interval_covariance_is_the_posterior_of_games_weighted_by_their_dispers
     assert 0.8 < f.dispersion < 1.25
     design = _design_of(8, games)
     wins, total = design.counts()
-    phi, _ = batch._dispersion(design, wins, total)
+    phi, _ = posterior.dispersion(design, wins, total)
     assert phi == f.dispersion
     prior = (batch.ELO_SCALE / f.spread) ** 2
     point = (f.ratings - CENTRE) / batch.ELO_SCALE
-    point = batch._newton(design, wins / phi, total / phi, prior, start=point)
-    cov = batch._covariance(design, point, total / phi, prior)
+    point = solver.newton(design, wins / phi, total / phi, prior, start=point)
+    cov = posterior.covariance(design, point, total / phi, prior)
     a = np.zeros((8, 8))
     for g in games:
         x = np.zeros(8)
@@ -199,10 +199,10 @@ def test_interval_covariance_is_the_posterior_of_games_weighted_by_their_dispers
     assert np.allclose(f.high - f.ratings, batch.Z95 * sd, atol=1e-6)
     rng = np.random.default_rng(0)
     wins, total = design.counts()
-    plain = batch._newton(design, wins, total)
-    samples = batch._bootstrap(design, plain, total, 4000, rng, False, None)
+    plain = solver.newton(design, wins, total)
+    samples = posterior.bootstrap(design, plain, total, 4000, rng, False, None)
     boot = np.cov((samples - samples.mean(axis=1, keepdims=True)).T)
-    flat = batch._covariance(_design_of(8, games), plain, total, batch.PRIOR)
+    flat = posterior.covariance(_design_of(8, games), plain, total, batch.PRIOR)
     assert np.trace(boot) == pytest.approx(np.trace(flat), rel=0.15)
     # half the games drawn: the scores vary less than the model's p(1 - p)
     drawn = [Game(g.team_a, g.team_b, g.a_won, g.unit) for g in games]
@@ -285,7 +285,7 @@ def test_the_fit_is_the_posterior_computed_directly(seed: int) -> None:
     phi, prior = f.dispersion, (batch.ELO_SCALE / f.spread) ** 2
     design = _design_of(n, games)
     wins, total = design.counts()
-    mode = batch._solve(design, wins / phi, total / phi, np.zeros(n), prior)
+    mode = solver.solve(design, wins / phi, total / phi, np.zeros(n), prior)
     elo = CENTRE + batch.ELO_SCALE * (mode - mode.mean())
     assert np.max(np.abs(elo - f.ratings)) < 1e-3
     data = np.zeros((n, n))
@@ -312,7 +312,7 @@ def test_rank_intervals_are_mid_distribution_quantiles() -> None:
     one = np.array([1] + [2] * 38 + [3])
     spread = np.tile([1, 2, 3], 14)[:40]
     third = np.full(40, 3)
-    low, high = batch._rank_intervals(np.stack([one, spread, third], axis=1))
+    low, high = posterior.rank_intervals(np.stack([one, spread, third], axis=1))
     assert low.tolist() == [2, 1, 3] and high.tolist() == [2, 3, 3]
 
 
