@@ -26,6 +26,7 @@ from leaderboard.crosstable_rows import crosstable_rows
 from leaderboard.reads import analytics as analytics_reads
 from leaderboard.reads import bots as bot_reads
 from leaderboard.reads import leagues as league_reads
+from leaderboard.standing_rows import standing_rows
 
 COLUMNS = [
     ("rank", "#"), ("bot", "Bot"), ("owner", "Owner"), ("rating", "Live Elo"),
@@ -47,34 +48,6 @@ def _sort_columns(key: str, descending: bool) -> list[dict[str, str]]:
             href = f"?sort={sort_col}" if descending else f"?sort=-{sort_col}"
         out.append({"key": col, "label": label, "href": href, "state": state})
     return out
-
-
-def _standing_rows(obj: League, standings: league_reads.Standings, grouped: bool) -> SafeString:
-    """The standings table's body: each row cached by what it shows, joined here (a
-    template loop over 50 rows costs more than the rows' one ``get_many``), with the
-    provisional bots' heading in the default order."""
-    provisional = league_reads.PROVISIONAL_GAMES
-    rows = fragments.cached_rows(
-        standings.rows,
-        lambda r: f"{obj.slug}:{provisional}:{r.fragment}",
-        "leaderboard/_standing_row.html",
-        {"league": obj, "provisional_games": provisional},
-    )
-    if not rows:
-        return mark_safe(
-            '<tr><td colspan="10" class="muted">No bot is rated in this league yet.</td></tr>'
-        )
-    parts: list[str] = []
-    heading = False
-    for r, html in rows:
-        if grouped and r.provisional and not heading:
-            heading = True
-            parts.append(
-                f'<tr class="group"><th colspan="10">Provisional: fewer than {provisional}'
-                " games, not ranked yet</th></tr>"
-            )
-        parts.append(html)
-    return mark_safe("\n".join(parts))  # noqa: S308 - our templates' own output
 
 
 @dataclass(frozen=True)
@@ -138,8 +111,10 @@ def league_sections(
                 "standings": standings,
                 "columns": _sort_columns(key, descending),
                 "provisional_games": league_reads.PROVISIONAL_GAMES,
-                # rows cached one by one
-                "standing_rows": _standing_rows(obj, standings, grouped),
+                # written in Python (the section is cached whole)
+                "standing_rows": standing_rows(
+                    obj, standings.rows, league_reads.PROVISIONAL_GAMES, grouped
+                ),
             },
         )
 
