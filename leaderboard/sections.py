@@ -119,7 +119,7 @@ def league_sections(
         )
 
     def crosstable_html() -> str:
-        table = league_reads.league_crosstable(obj, standings, versions.crosstable)
+        table = league_reads.league_crosstable(obj, standings)
         return render_to_string(
             "leaderboard/_league_crosstable.html",
             {"league": obj, "crosstable": table, "crosstable_rows": crosstable_rows(obj, table)},

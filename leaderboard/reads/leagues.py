@@ -4,12 +4,10 @@ Why one file of this length: a league page's reads share their SQL and their cac
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.core.cache import cache
 from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import Count, Q
 from django.db.models.expressions import Col
@@ -335,20 +333,15 @@ class Crosstable:
         ]
 
 
-def league_crosstable(
-    league: League, standings: Standings, version: str | None = None
-) -> Crosstable:
+def league_crosstable(league: League, standings: Standings) -> Crosstable:
     """Head-to-head records of the top ``CROSSTABLE_MAX`` bots over the results that are
     out, shaded by a two-sided binomial test: the league's head-to-head rows among them
     (``arena.ratings.headtohead``, kept by each result's transaction), one indexed
-    statement. Cached under the standings' version (``version``: the caller's)."""
+    statement. Not cached itself: its one reader, the page's crosstable section, is
+    cached under the same version, so the table was only ever read from the cache when
+    the section was too (and pickling its 870 cells cost more than the statement)."""
     ranked = sorted(standings.rows, key=lambda r: r.order)
     top = [(r.bot_id, r.bot) for r in ranked[:CROSSTABLE_MAX]]
-    digest = hashlib.sha1((version or standings.version).encode()).hexdigest()
-    cache_key = f"crosstable:v2:{league.pk}:{digest}:{CROSSTABLE_MAX}"
-    cached = cache.get(cache_key)
-    if isinstance(cached, Crosstable):
-        return cached
     ids = [b for b, _ in top]
     marks = ", ".join(["%s"] * len(ids))
     sql = (
@@ -363,9 +356,7 @@ def league_crosstable(
             wins = {(bot, opponent): n for bot, opponent, n in cursor.fetchall()}
     cells = crosstable_of_wins(ids, wins)
     rows = [[None if a == b else cells[(a, b)] for b in ids] for a in ids]
-    table = Crosstable(top, rows, len(ranked))
-    cache.set(cache_key, table, timeout=3600)
-    return table
+    return Crosstable(top, rows, len(ranked))
 
 
 # ------------------------------------------------------------------ rounds
