@@ -119,11 +119,21 @@ def league_sections(
         )
 
     def crosstable_html() -> str:
-        table = league_reads.league_crosstable(obj, standings)
-        return render_to_string(
-            "leaderboard/_league_crosstable.html",
-            {"league": obj, "crosstable": table, "crosstable_rows": crosstable_rows(obj, table)},
-        )
+        """Built when the standings' version moved: cached again under what it shows (the
+        top bots and their wins against each other), which most results do not change
+        (a result of a bot outside the top ``CROSSTABLE_MAX``), so most such builds are
+        one statement and one cache read."""
+        found = league_reads.crosstable_wins(obj, standings)
+
+        def build() -> str:
+            table = league_reads.league_crosstable(found)
+            context = {"crosstable": table, "crosstable_rows": crosstable_rows(obj, table)}
+            return render_to_string(
+                "leaderboard/_league_crosstable.html", {"league": obj, **context}
+            )
+
+        key = f"{obj.pk}:{found.key}"
+        return fragments.cached_sections({"crosstable-shown": (key, build)})["crosstable-shown"]
 
     def shown_total(shown: Round | None) -> int:
         """How many matches the shown round has (a summary's count, else one count)."""

@@ -333,13 +333,29 @@ class Crosstable:
         ]
 
 
-def league_crosstable(league: League, standings: Standings) -> Crosstable:
-    """Head-to-head records of the top ``CROSSTABLE_MAX`` bots over the results that are
-    out, shaded by a two-sided binomial test: the league's head-to-head rows among them
+@dataclass(frozen=True)
+class CrosstableWins:
+    """What the crosstable shows, before its cells are worked out: the top
+    ``CROSSTABLE_MAX`` bots in order, their wins against each other and how many bots
+    the league ranks. ``key`` covers all of it: the crosstable section is cached under
+    it, so a result outside the top bots' games moves the standings but not the table."""
+
+    players: list[tuple[int, str]]
+    #: wins per (winner, loser) among ``players``, only where there are any
+    wins: dict[tuple[int, int], int]
+    truncated_from: int
+
+    @property
+    def key(self) -> str:
+        won = ",".join(f"{a}-{b}:{n}" for (a, b), n in sorted(self.wins.items()))
+        return f"{self.players}:{self.truncated_from}:{won}"
+
+
+def crosstable_wins(league: League, standings: Standings) -> CrosstableWins:
+    """The top ``CROSSTABLE_MAX`` bots of the standings' order and their wins against
+    each other over the results that are out: the league's head-to-head rows among them
     (``arena.ratings.headtohead``, kept by each result's transaction), one indexed
-    statement. Not cached itself: its one reader, the page's crosstable section, is
-    cached under the same version, so the table was only ever read from the cache when
-    the section was too (and pickling its 870 cells cost more than the statement)."""
+    statement."""
     ranked = sorted(standings.rows, key=lambda r: r.order)
     top = [(r.bot_id, r.bot) for r in ranked[:CROSSTABLE_MAX]]
     ids = [b for b, _ in top]
@@ -354,9 +370,17 @@ def league_crosstable(league: League, standings: Standings) -> Crosstable:
         with connection.cursor() as cursor:
             cursor.execute(sql, [league.pk, *ids, *ids])
             wins = {(bot, opponent): n for bot, opponent, n in cursor.fetchall()}
-    cells = crosstable_of_wins(ids, wins)
+    return CrosstableWins(top, wins, len(ranked))
+
+
+def league_crosstable(found: CrosstableWins) -> Crosstable:
+    """Head-to-head records of the top bots (``crosstable_wins``), each cell shaded by a
+    two-sided binomial test. Not cached itself: the crosstable section that shows it is
+    cached under ``found.key``."""
+    ids = [b for b, _ in found.players]
+    cells = crosstable_of_wins(ids, found.wins)
     rows = [[None if a == b else cells[(a, b)] for b in ids] for a in ids]
-    return Crosstable(top, rows, len(ranked))
+    return Crosstable(found.players, rows, found.truncated_from)
 
 
 # ------------------------------------------------------------------ rounds
