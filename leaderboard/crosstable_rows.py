@@ -23,7 +23,7 @@ from leaderboard.reads.leagues import Crosstable
 _A, _B = "botnamea", "botnameb"  # stand-ins reversed once, replaced by each name
 
 
-def _path(name: str) -> str:
+def path_part(name: str) -> str:
     """A bot's name as ``reverse`` puts it in a path."""
     return quote(name, safe=RFC3986_SUBDELIMS + "/~:@")
 
@@ -35,7 +35,7 @@ def _key(slug: str, me: str, columns: str, row: list[tuple[Cell | None, str]]) -
 
 def crosstable_rows(league: League, table: Crosstable) -> SafeString:
     names = [name for _, name in table.players]
-    paths = {name: _path(name) for name in names}
+    paths = {name: path_part(name) for name in names}
     bot_url = reverse("leaderboard:bot", args=[_A])
     h2h_url = reverse("leaderboard:h2h", args=[league.slug, _A, _B])
     lines = table.lines

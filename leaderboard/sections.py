@@ -26,6 +26,7 @@ from leaderboard.crosstable_rows import crosstable_rows
 from leaderboard.reads import analytics as analytics_reads
 from leaderboard.reads import bots as bot_reads
 from leaderboard.reads import leagues as league_reads
+from leaderboard.standing_rows import standing_rows
 
 COLUMNS = [
     ("rank", "#"), ("bot", "Bot"), ("owner", "Owner"), ("rating", "Live Elo"),
@@ -47,34 +48,6 @@ def _sort_columns(key: str, descending: bool) -> list[dict[str, str]]:
             href = f"?sort={sort_col}" if descending else f"?sort=-{sort_col}"
         out.append({"key": col, "label": label, "href": href, "state": state})
     return out
-
-
-def _standing_rows(obj: League, standings: league_reads.Standings, grouped: bool) -> SafeString:
-    """The standings table's body: each row cached by what it shows, joined here (a
-    template loop over 50 rows costs more than the rows' one ``get_many``), with the
-    provisional bots' heading in the default order."""
-    provisional = league_reads.PROVISIONAL_GAMES
-    rows = fragments.cached_rows(
-        standings.rows,
-        lambda r: f"{obj.slug}:{provisional}:{r.fragment}",
-        "leaderboard/_standing_row.html",
-        {"league": obj, "provisional_games": provisional},
-    )
-    if not rows:
-        return mark_safe(
-            '<tr><td colspan="10" class="muted">No bot is rated in this league yet.</td></tr>'
-        )
-    parts: list[str] = []
-    heading = False
-    for r, html in rows:
-        if grouped and r.provisional and not heading:
-            heading = True
-            parts.append(
-                f'<tr class="group"><th colspan="10">Provisional: fewer than {provisional}'
-                " games, not ranked yet</th></tr>"
-            )
-        parts.append(html)
-    return mark_safe("\n".join(parts))  # noqa: S308 - our templates' own output
 
 
 @dataclass(frozen=True)
@@ -138,17 +111,29 @@ def league_sections(
                 "standings": standings,
                 "columns": _sort_columns(key, descending),
                 "provisional_games": league_reads.PROVISIONAL_GAMES,
-                # rows cached one by one
-                "standing_rows": _standing_rows(obj, standings, grouped),
+                # written in Python (the section is cached whole)
+                "standing_rows": standing_rows(
+                    obj, standings.rows, league_reads.PROVISIONAL_GAMES, grouped
+                ),
             },
         )
 
     def crosstable_html() -> str:
-        table = league_reads.league_crosstable(obj, standings, versions.crosstable)
-        return render_to_string(
-            "leaderboard/_league_crosstable.html",
-            {"league": obj, "crosstable": table, "crosstable_rows": crosstable_rows(obj, table)},
-        )
+        """Built when the standings' version moved: cached again under what it shows (the
+        top bots and their wins against each other), which most results do not change
+        (a result of a bot outside the top ``CROSSTABLE_MAX``), so most such builds are
+        one statement and one cache read."""
+        found = league_reads.crosstable_wins(obj, standings)
+
+        def build() -> str:
+            table = league_reads.league_crosstable(found)
+            context = {"crosstable": table, "crosstable_rows": crosstable_rows(obj, table)}
+            return render_to_string(
+                "leaderboard/_league_crosstable.html", {"league": obj, **context}
+            )
+
+        key = f"{obj.pk}:{found.key}"
+        return fragments.cached_sections({"crosstable-shown": (key, build)})["crosstable-shown"]
 
     def shown_total(shown: Round | None) -> int:
         """How many matches the shown round has (a summary's count, else one count)."""

@@ -139,7 +139,8 @@ def bot(request: HttpRequest, name: str) -> HttpResponse:
             if obj.kind == BotKind.HOUSE
             else bot_reads.connected_now([obj.pk])[obj.pk],
             "is_owner": request.user.is_authenticated and obj.owner_id == request.user.pk,
-            "past_seasons": season_reads.bot_seasons(obj),
+            # read only for a bot with a season's row (the version's statement says)
+            "past_seasons": season_reads.bot_seasons(obj) if versions.seasons else [],
         },
     )
 

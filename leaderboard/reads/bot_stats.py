@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from django.db import connection
 
-from arena.models import Bot, League, Match, Participation
+from arena.models import Bot, League, Match, MatchStatus, Participation
 from arena.ratings.models import HeadToHead
 from leaderboard.charts import elo_band, rating_by_game_svg
 from leaderboard.replays import EMBARGO_PARAMS, WITHHELD_SQL
@@ -53,15 +53,22 @@ def league_stats(bot: Bot, league: League) -> LeagueStats:
     part, match = Participation._meta.db_table, Match._meta.db_table
     # each of the bot's seats; whether its match has finished, not when (the chart is by
     # game number, and parsing 400 timestamps costs more than the statement's heap reads)
+    # a seat is withheld only in a round with a match still to play: the embargo's
+    # subquery is asked for those rounds' seats alone (the league's queued and running
+    # matches, on the status index), not for each of the bot's 400
     sql = (
         "SELECT p.match_id, p.team, p.won, p.rating_after, p.fault_cause, p.latency_mean_ms,"
         " p.latency_p50_ms, p.latency_p90_ms, p.latency_max_ms, p.decisions,"
-        f" p.auto_decisions, m.finished_at IS NOT NULL, {WITHHELD_SQL}"
+        " p.auto_decisions, m.finished_at IS NOT NULL,"
+        f" CASE WHEN m.round_id IN (SELECT round_id FROM {match}"
+        "   WHERE league_id = %s AND status IN (%s, %s))"
+        f" THEN {WITHHELD_SQL} ELSE FALSE END"
         f" FROM {part} p JOIN {match} m ON m.id = p.match_id"
         " WHERE p.league_id = %s AND p.bot_id = %s ORDER BY p.match_id"
     )
+    playing = [str(MatchStatus.QUEUED), str(MatchStatus.RUNNING)]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*EMBARGO_PARAMS, league.pk, bot.pk])
+        cursor.execute(sql, [league.pk, *playing, *EMBARGO_PARAMS, league.pk, bot.pk])
         mine = [r for r in cursor.fetchall() if not r[12]]
     rated = [(done, float(after)) for _, _, _, after, *_, done, _ in mine if after is not None]
     shown = rated[-HISTORY_POINTS:]

@@ -19,6 +19,7 @@ from arena.challenges.models import ChallengeLeague
 from arena.hosting.models import CodeVersion
 from arena.models import Bot, BotKind, BotVersion, Entry, League, Match, MatchStatus, Participation
 from arena.ratings.models import BatchRating, LiveRating, VersionFit, VersionRating
+from arena.seasons.models import SeasonStanding
 from leaderboard.reads.bot_stats import LeagueStats, league_stats
 from leaderboard.replays import EMBARGO_PARAMS, WITHHELD_SQL
 
@@ -256,6 +257,9 @@ class BotVersions:
     analytics: str
     #: the versions it reported (a Hello)
     hello: str
+    #: whether it has a row in a season's frozen table (else the page's past seasons,
+    #: ``seasons.bot_seasons``, are not read)
+    seasons: bool = False
 
 
 def bot_with_version(
@@ -266,8 +270,9 @@ def bot_with_version(
     shown games, which moves even when results commit out of order), a fit its batch
     rows, a scheduled match the latest participation, a match starting the count of
     running ones, a Hello its versions, a hosted bot's switch of version its version rows,
-    a recorded game its analytics rows (their ``updated_at`` and the sum of their games).
-    One plain SQL statement (see ``leagues.league_with_version``); the versions key the
+    a recorded game its analytics rows (their ``updated_at`` and the sum of their games);
+    and whether it has a past season to show. One plain SQL statement (see
+    ``leagues.league_with_version``); the versions key the
     page's cached parts. The bot by its ``name`` or its ``pk``."""
     t = {m.__name__: m._meta.db_table for m in (LiveRating, BatchRating, Participation,
                                                  Match, BotVersion, VersionRating,
@@ -287,7 +292,8 @@ def bot_with_version(
         f"   ON m.id = p.match_id WHERE p.bot_id = b.id AND m.status = %s) AS v_running,"
         f" (SELECT MAX(last_seen) FROM {t['BotVersion']} WHERE bot_id = b.id) AS v_hello,"
         f" (SELECT MAX(updated_at) FROM {t['VersionRating']} WHERE bot_id = b.id) AS v_code,"
-        f" (SELECT MAX(updated_at) FROM {t['BotAnalytics']} WHERE bot_id = b.id) AS v_analytics"
+        f" (SELECT MAX(updated_at) FROM {t['BotAnalytics']} WHERE bot_id = b.id) AS v_analytics,"
+        f" EXISTS (SELECT 1 FROM {SeasonStanding._meta.db_table} WHERE bot_id = b.id) AS v_seasons"
         f" FROM {Bot._meta.db_table} b WHERE b.{'name' if pk is None else 'id'} = %s"
     )
     found = list(Bot.objects.raw(sql, [MatchStatus.RUNNING, name if pk is None else pk]))
@@ -303,6 +309,7 @@ def bot_with_version(
         join("rated", "shown", "fit", "code"),
         join("analytics", "counted", "running"),
         join("hello"),
+        bool(getattr(bot, "v_seasons")),  # noqa: B009 - SQLite answers EXISTS with 0 or 1
     )
 
 

@@ -4,12 +4,10 @@ Why one file of this length: a league page's reads share their SQL and their cac
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.core.cache import cache
 from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import Count, Q
 from django.db.models.expressions import Col
@@ -335,20 +333,31 @@ class Crosstable:
         ]
 
 
-def league_crosstable(
-    league: League, standings: Standings, version: str | None = None
-) -> Crosstable:
-    """Head-to-head records of the top ``CROSSTABLE_MAX`` bots over the results that are
-    out, shaded by a two-sided binomial test: the league's head-to-head rows among them
+@dataclass(frozen=True)
+class CrosstableWins:
+    """What the crosstable shows, before its cells are worked out: the top
+    ``CROSSTABLE_MAX`` bots in order, their wins against each other and how many bots
+    the league ranks. ``key`` covers all of it: the crosstable section is cached under
+    it, so a result outside the top bots' games moves the standings but not the table."""
+
+    players: list[tuple[int, str]]
+    #: wins per (winner, loser) among ``players``, only where there are any
+    wins: dict[tuple[int, int], int]
+    truncated_from: int
+
+    @property
+    def key(self) -> str:
+        won = ",".join(f"{a}-{b}:{n}" for (a, b), n in sorted(self.wins.items()))
+        return f"{self.players}:{self.truncated_from}:{won}"
+
+
+def crosstable_wins(league: League, standings: Standings) -> CrosstableWins:
+    """The top ``CROSSTABLE_MAX`` bots of the standings' order and their wins against
+    each other over the results that are out: the league's head-to-head rows among them
     (``arena.ratings.headtohead``, kept by each result's transaction), one indexed
-    statement. Cached under the standings' version (``version``: the caller's)."""
+    statement."""
     ranked = sorted(standings.rows, key=lambda r: r.order)
     top = [(r.bot_id, r.bot) for r in ranked[:CROSSTABLE_MAX]]
-    digest = hashlib.sha1((version or standings.version).encode()).hexdigest()
-    cache_key = f"crosstable:v2:{league.pk}:{digest}:{CROSSTABLE_MAX}"
-    cached = cache.get(cache_key)
-    if isinstance(cached, Crosstable):
-        return cached
     ids = [b for b, _ in top]
     marks = ", ".join(["%s"] * len(ids))
     sql = (
@@ -361,11 +370,17 @@ def league_crosstable(
         with connection.cursor() as cursor:
             cursor.execute(sql, [league.pk, *ids, *ids])
             wins = {(bot, opponent): n for bot, opponent, n in cursor.fetchall()}
-    cells = crosstable_of_wins(ids, wins)
+    return CrosstableWins(top, wins, len(ranked))
+
+
+def league_crosstable(found: CrosstableWins) -> Crosstable:
+    """Head-to-head records of the top bots (``crosstable_wins``), each cell shaded by a
+    two-sided binomial test. Not cached itself: the crosstable section that shows it is
+    cached under ``found.key``."""
+    ids = [b for b, _ in found.players]
+    cells = crosstable_of_wins(ids, found.wins)
     rows = [[None if a == b else cells[(a, b)] for b in ids] for a in ids]
-    table = Crosstable(top, rows, len(ranked))
-    cache.set(cache_key, table, timeout=3600)
-    return table
+    return Crosstable(found.players, rows, found.truncated_from)
 
 
 # ------------------------------------------------------------------ rounds

@@ -35,21 +35,6 @@ class StandingRow:
     #: the row's place in the default order (established first): the ``rank`` sort key
     order: int = 0
 
-    @property
-    def fragment(self) -> str:
-        """Everything the row's cells show: the key of its cached HTML (after a result
-        the standings are rebuilt, but only the rows that changed are rendered again)."""
-        b = self.batch
-        fit = "" if b is None else f"{b.elo:.0f}:{b.low:.0f}:{b.high:.0f}"
-        return ":".join(
-            str(v)
-            for v in (
-                self.bot_id, self.bot, self.owner, self.kind, self.rank, f"{self.rating:.0f}",
-                fit, self.rank_low, self.rank_high, self.games, self.wins, self.losses,
-                self.forfeits, self.provisional, self.entered,
-            )
-        )  # fmt: skip
-
     def to_json(self) -> dict[str, Any]:
         b = self.batch
         return {

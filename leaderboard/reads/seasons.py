@@ -197,17 +197,31 @@ def find_season(league: League, number: int) -> Season | None:
 class Panel:
     """The league page's season panel."""
 
-    settings: SeasonSettings
     current: SeasonView | None
     past: list[Season]
 
 
-def league_panel(league: League, version: str) -> Panel | None:
-    """None: the league does not run in seasons."""
-    settings = SeasonSettings.objects.filter(league=league).first()
-    if settings is None:
+def _league_seasons(league: League) -> list[Season] | None:
+    """The league's seasons, newest first, and whether it runs in seasons at all (None:
+    it does not), in one statement: its settings' row joined to its seasons."""
+    settings, season = SeasonSettings._meta.db_table, Season._meta.db_table
+    sql = (
+        f"SELECT s.*, st.id AS settings_id FROM {settings} st"
+        f" LEFT JOIN {season} s ON s.league_id = st.league_id"
+        " WHERE st.league_id = %s ORDER BY s.number DESC"
+    )
+    found = list(Season.objects.raw(sql, [league.pk]))
+    if not found:
         return None
-    seasons = seasons_of(league)
+    return [s for s in found if s.pk is not None]
+
+
+def league_panel(league: League, version: str) -> Panel | None:
+    """None: the league does not run in seasons. The running season's table is cached
+    under the league's standings ``version`` (which moves with every result it counts)."""
+    seasons = _league_seasons(league)
+    if seasons is None:
+        return None
     running = next((s for s in seasons if s.status == SeasonStatus.RUNNING), None)
     current = None
     if running is not None:
@@ -217,7 +231,7 @@ def league_panel(league: League, version: str) -> Panel | None:
         if current is None:
             current = season_view(league, running)
             cache.set(key, current, 600)
-    return Panel(settings, current, [s for s in seasons if s.status == SeasonStatus.ENDED])
+    return Panel(current, [s for s in seasons if s.status == SeasonStatus.ENDED])
 
 
 @dataclass(frozen=True)

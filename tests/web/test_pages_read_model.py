@@ -9,12 +9,15 @@ import re
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from arena.adapters.play.matches import play_match
 from arena.models import Match, MatchStatus
+from arena.ratings.models import BatchRating
 from arena.services.claims import PlayOutcome
 from arena.services.rounds import do_schedule_round
 from leaderboard import match_rows
+from leaderboard.reads import leagues as league_reads
 from tests.leagues.factory import house_league
 from tests.ratings.test_head_to_head import _stored
 
@@ -81,3 +84,43 @@ def test_the_standings_page_shows_a_large_rounds_latest_matches_and_links_to_all
     assert f"?league={league.slug}&amp;round=1" in more
     listed = client.get(f"/matches/?league={league.slug}&round=1").content.decode()
     assert all(f'href="/matches/{m}/"' in listed for m in scheduled.matches)
+
+
+def _crosstable(page: str) -> str:
+    return page.split('id="crosstable"')[1].split("</table>")[0]
+
+
+@pytest.mark.django_db
+def test_the_crosstable_is_cached_by_what_it_shows(
+    page_cache: str,
+    client: Client,
+    settings,
+    monkeypatch: pytest.MonkeyPatch,  # noqa: ANN001
+) -> None:
+    """The crosstable section is cached under the top bots and their wins against each
+    other (``CROSSTABLE_MAX``: 2 of 3 here, in the order of a fit that stays put), not
+    the standings' version: after each result, whether it was between the top bots or
+    not, the page viewed just before it shows what a page built from nothing cached
+    shows."""
+    monkeypatch.setattr(league_reads, "CROSSTABLE_MAX", 2)
+    league = house_league("Top two", ["random", "greedy", "random"])
+    now = timezone.now()
+    for i, entry in enumerate(league.entries.order_by("bot__name")):
+        elo = 1600.0 - 100 * i
+        BatchRating.objects.create(
+            league=league, bot_id=entry.bot_id, elo=elo, low=elo - 50, high=elo + 50,
+            rank=i + 1, rank_low=i + 1, rank_high=i + 1, games=0, bootstrap=0, matches=0,
+            computed_at=now,
+        )  # fmt: skip
+    url = f"/leagues/{league.slug}/"
+    caches = settings.CACHES
+    scheduled = do_schedule_round(league, enqueue=False)
+    assert scheduled is not None and len(scheduled.matches) == 6
+    for match_id in scheduled.matches:
+        settings.CACHES = caches
+        client.get(url)
+        assert play_match(match_id) is PlayOutcome.FINISHED
+        warm = _crosstable(client.get(url).content.decode())
+        settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
+        assert warm == _crosstable(client.get(url).content.decode())
+        assert warm.count('<tr><th class="rowhead">') == 2
