@@ -88,32 +88,70 @@ def cached_rows(
     return [(rows[i], html) for i, html in found]
 
 
+#: a section being rebuilt is claimed for this long at most (its builder died: the next
+#: request builds it)
+REBUILD_CLAIM_S = 10
+
+
 def cached_sections(
     sections: Mapping[str, tuple[str, Callable[[], str]]],
+    latest: Mapping[str, str] | None = None,
 ) -> dict[str, SafeString]:
     """A page's sections, each ``name: (key, build)`` cached whole under ``key`` (which
     must cover all it shows): one ``get_many`` for all of them, ``build()`` only for the
     missing ones, one ``set_many`` back. The page joins the strings: a ``{% cache %}``
-    tag per section would cost a cache round trip each and a template walk around them."""
+    tag per section would cost a cache round trip each and a template walk around them.
+
+    ``latest[name]`` names what a section is of, without its version (a league's
+    standings as sorted, a bot's body for a league): its last build is kept under that
+    name too, and while one request rebuilds a section whose key moved (it claims the
+    build with ``cache.add``), the requests that come meanwhile are served that last
+    build instead of building it again each (a result made the key move for every
+    visitor at once: 50 clients rebuilt the same bot page together). Such a page is at
+    most one build behind, for the time of that build; a request with nothing built
+    before, or whose builder is gone (``REBUILD_CLAIM_S``), builds it."""
+    latest = latest or {}
     keys = {
         name: f"section:v1:{name}:{hashlib.sha1(key.encode()).hexdigest()}"
         for name, (key, _) in sections.items()
     }
-    found = cache.get_many(list(keys.values()))
+    last = {
+        name: f"section:latest:{name}:{hashlib.sha1(ident.encode()).hexdigest()}"
+        for name, ident in latest.items()
+        if name in sections
+    }
+    found = cache.get_many([*keys.values(), *last.values()])
     out: dict[str, SafeString] = {}
     fresh: dict[str, str] = {}
+    claims: list[str] = []
     token = _pending.set({})
     try:
         for name, (_, build) in sections.items():
             html = found.get(keys[name])
+            if not isinstance(html, str) and name in last:
+                claim = f"section:building:{keys[name]}"
+                before = found.get(last[name])
+                if cache.add(claim, 1, timeout=REBUILD_CLAIM_S):
+                    claims.append(claim)
+                elif isinstance(before, str):
+                    html = before  # another request is building this version
             if not isinstance(html, str):
                 html = fresh[keys[name]] = build()
+                if name in last:
+                    fresh[last[name]] = html
             out[name] = mark_safe(html)  # noqa: S308 - our templates' own output
         rows = _pending.get() or {}
-    finally:
+    except BaseException:
         _pending.reset(token)
-    # the rows the builds rendered and the sections, in one round trip
+        if claims:  # a build that raised lets go of its claims
+            cache.delete_many(claims)
+        raise
+    _pending.reset(token)
+    # the rows the builds rendered and the sections, in one round trip; then the claims
+    # let go
     _store({**rows, **fresh})
+    if claims:
+        cache.delete_many(claims)
     return out
 
 

@@ -165,7 +165,13 @@ def league_sections(
         "crosstable": (f"{obj.pk}:{versions.crosstable}", crosstable_html),
         "rounds": (f"{obj.pk}:{versions.rounds}:{round_param}", rounds_html),
     }
-    return fragments.cached_sections(built)
+    # served as last built while one request rebuilds them (a result moves the version for
+    # every visitor at once)
+    latest = {
+        "standings": f"{obj.pk}:{key}:{descending}",
+        "rounds": f"{obj.pk}:{round_param}",
+    }
+    return fragments.cached_sections(built, latest)
 
 
 def bot_body(
@@ -221,4 +227,7 @@ def bot_body(
         return render_to_string("leaderboard/_bot_body.html", context)
 
     key = f"{obj.pk}:{versions.page}:{league_slug or ''}"
-    return fragments.cached_sections({"bot": (key, build)})["bot"]
+    # served as last built while one request rebuilds it (each result of the bot moves the
+    # page's version for every visitor at once)
+    latest = {"bot": f"{obj.pk}:{league_slug or ''}"}
+    return fragments.cached_sections({"bot": (key, build)}, latest)["bot"]

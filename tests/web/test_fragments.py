@@ -3,6 +3,7 @@ is built again only when its key changed, and the others are served as cached.""
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Callable
 
@@ -65,3 +66,59 @@ def test_rows_rendered_while_sections_are_built_are_cached_with_them() -> None:
     # the section is stale, its rows are not: they were written with the first section
     again = fragments.cached_sections({"table": (f"{run}:table:2", rows)})
     assert renders == [1, 2] and again == first
+
+
+def test_a_section_being_rebuilt_is_served_as_last_built_meanwhile() -> None:
+    """A result moves a page's version for every visitor at once: the first request builds
+    the new version, and the requests that come while it builds get the last build
+    instead of building it too; once built, everyone gets the new one."""
+    run = uuid.uuid4().hex
+    builds: list[str] = []
+    started, release = threading.Event(), threading.Event()
+
+    def section(version: str, wait: bool = False) -> dict[str, tuple[str, Callable[[], str]]]:
+        def make() -> str:
+            builds.append(version)
+            if wait:
+                started.set()
+                assert release.wait(60)
+            return f"<p>{version}</p>"
+
+        return {"page": (f"{run}:page:{version}", make)}
+
+    latest = {"page": f"{run}:page"}
+    assert fragments.cached_sections(section("v1"), latest)["page"] == "<p>v1</p>"
+
+    first: dict[str, SafeString] = {}
+    builder = threading.Thread(
+        target=lambda: first.update(fragments.cached_sections(section("v2", wait=True), latest))
+    )
+    builder.start()
+    try:
+        assert started.wait(60)
+        # meanwhile: the last build, not a second build of v2
+        assert fragments.cached_sections(section("v2"), latest)["page"] == "<p>v1</p>"
+        assert builds == ["v1", "v2"]
+    finally:
+        release.set()
+        builder.join(60)
+    assert first["page"] == "<p>v2</p>"
+    # built: everyone gets it, from the cache
+    assert fragments.cached_sections(section("v2"), latest)["page"] == "<p>v2</p>"
+    assert builds == ["v1", "v2"]
+
+
+def test_a_rebuild_that_failed_holds_no_one_back() -> None:
+    run = uuid.uuid4().hex
+    latest = {"page": f"{run}:page"}
+    fragments.cached_sections({"page": (f"{run}:page:v0", lambda: "<p>v0</p>")}, latest)
+
+    def failing() -> str:
+        raise RuntimeError("the build failed")
+
+    with pytest.raises(RuntimeError):
+        fragments.cached_sections({"page": (f"{run}:page:v1", failing)}, latest)
+    # the failed build let go of its claim: the next request builds the same version (a
+    # claim still held would have served it v0)
+    made = fragments.cached_sections({"page": (f"{run}:page:v1", lambda: "<p>v1</p>")}, latest)
+    assert made["page"] == "<p>v1</p>"
