@@ -227,13 +227,16 @@ class Client:
                 )
             )
             log.info("connecting to %s", self.arena)
-            async for message in call:
+            # read() rather than ``async for``: the same messages and the same end (an
+            # AioRpcError for a failed stream), without an async generator's step around
+            # each message
+            while (message := await call.read()) is not grpc.aio.EOF:
                 self._record("arena -> bot", message)
                 self.bot.on_message(message)
                 kind = message.WhichOneof("kind")
                 if kind == "error" and message.error.code == "superseded":
                     superseded = message.error.message
-                reply = self._handle(message, send_soon)
+                reply = self._handle(message, send_soon, kind)
                 if reply is not None:
                     await send(reply)
         except grpc.aio.AioRpcError as exc:
@@ -254,11 +257,14 @@ class Client:
     # --- messages from the arena
 
     def _handle(
-        self, message: pb.ArenaMessage, send_soon: Callable[[pb.BotMessage], None]
+        self,
+        message: pb.ArenaMessage,
+        send_soon: Callable[[pb.BotMessage], None],
+        kind: str | None = None,
     ) -> pb.BotMessage | None:
         """What to write back at once (an answer, a pong), if anything; answers computed
-        on the pool go out through ``send_soon``."""
-        kind = message.WhichOneof("kind")
+        on the pool go out through ``send_soon``. ``kind``: the message's, if known."""
+        kind = kind or message.WhichOneof("kind")
         if kind == "decision_request":
             request = message.decision_request
             check_engine(request.observation.config)
@@ -321,7 +327,8 @@ class Client:
                 request.seq,
             )
             answer = 0
-        action = action_for(request, answer)
+        message = pb.BotMessage()
+        action = action_for(request, answer, message.action)  # filled in place: no copy
         if log.isEnabledFor(logging.DEBUG) or (request.match_id, request.seat) in self._match_logs:
             self._match_line(
                 request.match_id,
@@ -329,7 +336,7 @@ class Client:
                 f"#{request.seq} {view.decision_name(request.kind)}: "
                 f"{view.describe(action.choice)} ({(time.perf_counter() - started) * 1000:.1f} ms)",
             )
-        return pb.BotMessage(action=action)
+        return message
 
     def _forget_lost_matches(self) -> None:
         """On a new stream: a match the bot was away from for longer than its reconnect

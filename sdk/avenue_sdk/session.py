@@ -78,9 +78,15 @@ class Histories:
         obs.history_start = 0
 
 
-def action_for(request: pb.DecisionRequest, answer: Answer) -> pb.Action:
-    """The ``Action`` answering ``request``: both the index and the choice it names."""
-    action = pb.Action(match_id=request.match_id, seq=request.seq)
+def action_for(
+    request: pb.DecisionRequest, answer: Answer, action: pb.Action | None = None
+) -> pb.Action:
+    """The ``Action`` answering ``request``: both the index and the choice it names;
+    written into ``action`` if given (an empty one, e.g. a ``BotMessage``'s)."""
+    if action is None:
+        action = pb.Action()
+    action.match_id = request.match_id
+    action.seq = request.seq
     if isinstance(answer, pb.Choice):
         action.choice.CopyFrom(answer)
         for i, legal in enumerate(request.legal):

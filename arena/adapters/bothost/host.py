@@ -250,12 +250,16 @@ class HostClient(Client):
         self._received: dict[tuple[str, int], float] = {}
 
     def _handle(
-        self, message: pb.ArenaMessage, send_soon: Callable[[pb.BotMessage], None]
+        self,
+        message: pb.ArenaMessage,
+        send_soon: Callable[[pb.BotMessage], None],
+        kind: str | None = None,
     ) -> pb.BotMessage | None:
-        if message.WhichOneof("kind") == "decision_request":
+        kind = kind or message.WhichOneof("kind")
+        if kind == "decision_request":
             request = message.decision_request
             self._received[(request.match_id, request.seq)] = time.monotonic()
-        return super()._handle(message, send_soon)
+        return super()._handle(message, send_soon, kind)
 
     def _answer(
         self, request: pb.DecisionRequest, *, on_loop: bool = False
