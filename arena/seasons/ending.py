@@ -4,7 +4,9 @@
 league row and then the season's row (``SELECT ... FOR UPDATE``) and checking that the
 season is still ``running`` and due:
 
-1. the league's batch fit, over all its games (one fit: comparable across divisions);
+1. the league's batch fit, over all its games (one fit: comparable across divisions),
+   and the newcomers that have their provisional games placed by it
+   (``arena.seasons.placement``);
 2. the season's table (``arena.seasons.table``) frozen into ``SeasonStanding`` rows, with
    the crosstable on the season;
 3. promotion and relegation (``arena.seasons.rules.next_divisions``) written on the
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -30,6 +32,7 @@ from django.utils import timezone
 from arena.models import Entry, League
 from arena.ratings.services import fit_batch_ratings
 from arena.seasons.models import Movement, Season, SeasonSettings, SeasonStanding, SeasonStatus
+from arena.seasons.placement import place_due
 from arena.seasons.rules import by_division, next_divisions
 from arena.seasons.services import is_due, last_ratings, new_season, next_round_number
 from arena.seasons.table import season_table
@@ -49,6 +52,8 @@ class Ended:
     promoted: list[int]
     relegated: list[int]
     next_season: int
+    #: newcomers placed by this end, after their provisional games (bot ids)
+    placed: list[int] = field(default_factory=list)
 
     def to_json(self) -> dict[str, object]:
         return vars(self).copy()
@@ -71,6 +76,14 @@ def do_end_season(
                 cur.execute("SET LOCAL idle_in_transaction_session_timeout = 0")
         fit = fit_batch_ratings(league.pk)
         step("fit")
+        placed = place_due(league, season, fit.matches) if season.placement_games > 0 else []
+        # a newcomer still short of its provisional games stays unplaced: it goes on with
+        # them next season
+        waiting = set(
+            Entry.objects.filter(league=league, division__isnull=True).values_list(
+                "bot_id", flat=True
+            )
+        ) if season.placement_games > 0 else set()  # fmt: skip
         last_round = next_round_number(league) - 1
         table = season_table(league, season, last_round=last_round)
         split = season.divisions > 1
@@ -88,7 +101,7 @@ def do_end_season(
         count = settings.divisions if settings is not None else season.divisions
         size = settings.division_size if settings is not None else 1 << 30
         promote = settings.promote if settings is not None else season.promote
-        lines = [line for line in table.lines() if line.bot_id in active]
+        lines = [line for line in table.lines() if line.bot_id in active - waiting]
         moved = next_divisions(lines, count, size, promote) if count > 1 else {}
         division_of = {line.bot_id: line.division for line in table.lines()}
         rows = []
@@ -117,7 +130,8 @@ def do_end_season(
         step("standings")
         for bot_id, division in moved.items():
             Entry.objects.filter(league=league, bot_id=bot_id).update(division=division)
-        # not split, or withdrawn: no division (a bot entering again starts in the lowest)
+        # not split, withdrawn, or still provisional: no division (a bot entering again
+        # starts in the lowest, or plays its provisional games)
         unplaced = Entry.objects.filter(league=league)
         if count > 1:
             unplaced = unplaced.exclude(bot_id__in=list(moved))
@@ -148,6 +162,7 @@ def do_end_season(
             sorted(r.bot_id for r in rows if r.movement == Movement.UP),
             sorted(r.bot_id for r in rows if r.movement == Movement.DOWN),
             0 if following is None else following.number,
+            sorted(p.entry.bot_id for p in placed),
         )
         bot_ids = sorted(table.rows)
         transaction.on_commit(
