@@ -270,6 +270,9 @@ def fit_batch_ratings(league_id: int, *, bootstrap: int = 200, seed: int = 0) ->
     )
     now = timezone.now()
     with transaction.atomic():
+        # one fit's rows at a time: two fits replacing them at once would collide on the
+        # unique (league, bot) (the second's delete misses the first's new rows)
+        League.objects.select_for_update().get(pk=league_id)
         BatchRating.objects.filter(league=league).delete()
         BatchRating.objects.bulk_create(
             BatchRating(

@@ -16,7 +16,7 @@ from arena.services.errors import LeagueError
 
 FIELDS = [
     "rounds_per_season", "seconds_per_season", "start_rule", "soft_factor", "divisions",
-    "division_size", "promote",
+    "division_size", "promote", "placement", "placement_games",
 ]  # fmt: skip
 
 
@@ -27,8 +27,10 @@ class SeasonSettingsForm(forms.ModelForm):  # type: ignore[type-arg]
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
+        league = data.get("league")
+        seats = league.seats if league is not None else 2
         try:
-            check_season_config(SeasonConfig(**{f: data.get(f) for f in FIELDS}))  # type: ignore[arg-type]
+            check_season_config(SeasonConfig(**{f: data.get(f) for f in FIELDS}), seats)  # type: ignore[arg-type]
         except LeagueError as exc:
             raise ValidationError(str(exc)) from None
         return data

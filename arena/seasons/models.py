@@ -5,6 +5,8 @@
 * ``Season``: a numbered season with its start and its end (a time, a number of rounds,
   or both: whichever comes first); ``running`` until its end is applied, once
   (``arena.seasons.ending``), then ``ended``.
+* ``Placement``: a newcomer placed into a division mid-season after its provisional
+  games (``arena.seasons.placement``), once: the row's unique key says so.
 * ``SeasonStanding``: a bot's line in a season's table: its division and place, the
   season's Elo (from the season's start rule), the league's live Elo and batch fit at the
   end, games / wins / losses / forfeits of the season, and where it went next. Written
@@ -27,6 +29,16 @@ class StartRule(models.TextChoices):
     SOFT = "soft", "soft reset toward the mean"
 
 
+class PlacementRule(models.TextChoices):
+    """Where a new bot (an entry with no division) plays in a league split in divisions."""
+
+    #: in the lowest division until the season's end places it
+    LOWEST = "lowest", "the lowest division"
+    #: ``placement_games`` provisional games against bots of every division, then placed
+    #: mid-season into the division its batch-fit rating falls in
+    PROVISIONAL = "provisional", "provisional games"
+
+
 class SeasonSettings(models.Model):
     league = models.OneToOneField(
         "arena.League", on_delete=models.CASCADE, related_name="season_settings"
@@ -44,6 +56,12 @@ class SeasonSettings(models.Model):
     division_size = models.PositiveSmallIntegerField(default=8)
     #: the top K of a division move up and the bottom K move down at a season's end
     promote = models.PositiveSmallIntegerField(default=2)
+    #: a new bot: the lowest division, or placed after provisional games
+    placement = models.CharField(
+        max_length=12, choices=PlacementRule.choices, default=PlacementRule.LOWEST
+    )
+    #: provisional placement: the games a newcomer plays before it is placed
+    placement_games = models.PositiveSmallIntegerField(default=10)
 
     class Meta:
         verbose_name_plural = "season settings"
@@ -78,6 +96,9 @@ class Season(models.Model):
     soft_factor = models.FloatField(default=0.5)
     divisions = models.PositiveSmallIntegerField(default=1)
     promote = models.PositiveSmallIntegerField(default=0)
+    #: a newcomer's provisional games before it is placed (0: it plays in the lowest
+    #: division until the season's end)
+    placement_games = models.PositiveSmallIntegerField(default=0)
     #: each bot's season Elo at the start, by the rule: {bot id: "1500.0000"} (a bot that
     #: enters later starts at 1500, or at the mean under a soft reset)
     start_ratings = models.JSONField(default=dict, blank=True)
@@ -100,6 +121,30 @@ class Season(models.Model):
 
     def __str__(self) -> str:
         return f"season {self.number} of {self.league_id}"
+
+
+class Placement(models.Model):
+    """A newcomer placed into a division during a season, after its provisional games:
+    written once (unique per season and entry), with the entry's division, in one
+    transaction (``arena.seasons.placement``)."""
+
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="placements")
+    entry = models.ForeignKey("arena.Entry", on_delete=models.CASCADE, related_name="placements")
+    division = models.PositiveSmallIntegerField()
+    #: the batch fit's rating it was placed by (one fit over all the league's games)
+    rating = models.FloatField()
+    #: its finished games in the league then
+    games = models.PositiveIntegerField()
+    #: finished matches of the league in that fit
+    fit_matches = models.PositiveIntegerField()
+    placed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["season", "placed_at", "id"]
+        constraints = [models.UniqueConstraint(fields=["season", "entry"], name="placement_once")]
+
+    def __str__(self) -> str:
+        return f"entry {self.entry_id} placed in division {self.division}"
 
 
 class Movement(models.TextChoices):

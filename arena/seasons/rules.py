@@ -11,6 +11,14 @@
 * **Sizes**: a division is filled up to ``size`` from the top of the one below (more
   than the ``s`` promoted when bots left it), and the lowest takes the rest; the bots
   relegated from a division are never the ones that fill it again.
+* **Placement** (a league's ``placement`` setting): a new bot plays in the lowest
+  division until the season's end, or it first plays ``N`` provisional games against bots
+  of every division (``provisional_opponents``: drawn in each division as information
+  matchmaking draws, in proportion to what the game tells) and is then placed, mid-season,
+  into the division whose median batch-fit rating is nearest its own
+  (``placement_division``). That division grows by it until the season's end cuts the
+  divisions to ``size`` again (the overflow is relegated besides the ``s`` swapping: no
+  bot of the division below loses its promotion to it).
 * **Start of a season**: reset (1500), carry-over (the last season's Elo) or a soft
   reset toward the mean (``mean + factor x (last - mean)``, the mean over the bots that
   have a last rating, so the league's sum is kept up to the rounding).
@@ -18,9 +26,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import random
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
+
+from arena.matchmaking import Candidate, pairing_score
 
 START = Decimal("1500.0000")
 PLACES = Decimal("0.0001")
@@ -97,7 +108,9 @@ def next_divisions(lines: Sequence[Line], count: int, size: int, promote: int) -
     for i in range(len(columns) - 1):
         s = swaps[i] if i < len(swaps) else 0
         upper, lower = columns[i], columns[i + 1]
-        keep = upper[: min(len(upper) - s, size)]
+        # a division over ``size`` (a newcomer placed into it) sends its overflow down
+        # besides the ``s`` swapping: the top ``s`` below still go up
+        keep = upper[: min(len(upper), size) - s]
         need = size - len(keep)
         columns[i] = keep + lower[:need]
         columns[i + 1] = upper[len(keep) :] + lower[need:]
@@ -127,7 +140,56 @@ def start_ratings(
     raise ValueError(f"unknown start rule {rule!r}: reset, carry or soft")
 
 
-def describe(rule: str, factor: float, divisions: int, promote: int) -> str:
+def placement_division(rating: float, placed: Mapping[int, Sequence[float]], lowest: int) -> int:
+    """The division a newcomer rated ``rating`` (the batch fit) falls in: the one whose
+    median rating (``placed``: {division: its bots' ratings}) is nearest; on a tie the
+    lower one. Divisions overlap in rating once a season has been played (promotion goes
+    by the season's Elo), so a median says where a division is better than its extremes.
+    No bot placed anywhere: ``lowest``."""
+    best: tuple[float, int] | None = None
+    for division in sorted(placed, reverse=True):  # the lowest first: it wins a tie
+        ratings = sorted(placed[division])
+        if not ratings:
+            continue
+        n = len(ratings)
+        median = ratings[n // 2] if n % 2 else (ratings[n // 2 - 1] + ratings[n // 2]) / 2
+        distance = abs(rating - median)
+        if best is None or distance < best[0]:
+            best = (distance, division)
+    return lowest if best is None else best[1]
+
+
+def provisional_opponents(
+    newcomer: Candidate,
+    divisions: Mapping[int, Sequence[Candidate]],
+    per_division: int,
+    rng: random.Random,
+    met: Collection[int] = (),
+) -> list[int]:
+    """A newcomer's opponents this round: ``per_division`` of each division (all of it
+    when it is smaller), each drawn in proportion to ``pairing_score`` (close to the
+    newcomer's rating as it stands, the uncertain first), as information matchmaking
+    draws; never one of ``met`` (the round's pairs it has already) nor twice. Every
+    division, so that the one fit over all games ties the newcomer to each of them."""
+    out: list[int] = []
+    for division in sorted(divisions):
+        pool = [c for c in divisions[division] if c.entry not in met]
+        for _ in range(min(per_division, len(pool))):
+            weights = [pairing_score(newcomer, c) for c in pool]
+            r = rng.random() * sum(weights)
+            pick = len(pool) - 1
+            for i, w in enumerate(weights):
+                r -= w
+                if r <= 0:
+                    pick = i
+                    break
+            out.append(pool.pop(pick).entry)
+    return out
+
+
+def describe(
+    rule: str, factor: float, divisions: int, promote: int, placement_games: int = 0
+) -> str:
     """The rule in a sentence, as the pages show it."""
     start = {
         "reset": "every bot's season Elo starts at 1500",
@@ -140,6 +202,17 @@ def describe(rule: str, factor: float, divisions: int, promote: int) -> str:
     return (
         f"Each season {start}. {divisions} divisions: the top {promote} of each move up and "
         f"the bottom {promote} move down at the season's end (fewer in a division of fewer "
-        f"than {2 * promote} bots); places by season Elo, then wins, then the batch fit; a new "
-        "bot starts in the lowest division."
+        f"than {2 * promote} bots); places by season Elo, then wins, then the batch fit; "
+        f"{placement_rule(placement_games)}."
+    )
+
+
+def placement_rule(games: int) -> str:
+    """The placement rule in a clause (``describe``)."""
+    if games <= 0:
+        return "a new bot starts in the lowest division"
+    return (
+        f"a new bot first plays {games} provisional games against bots of every division, "
+        "then joins the division whose median batch-fit rating is nearest its own (that "
+        "division grows by it until the season's end)"
     )

@@ -18,7 +18,14 @@ from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
 from arena.models import Entry, League, Round, RoundStatus
 from arena.ratings.models import BatchRating, LiveRating
-from arena.seasons.models import Season, SeasonSettings, SeasonStanding, SeasonStatus, StartRule
+from arena.seasons.models import (
+    PlacementRule,
+    Season,
+    SeasonSettings,
+    SeasonStanding,
+    SeasonStatus,
+    StartRule,
+)
 from arena.seasons.rules import START, cut, start_ratings
 from arena.services.errors import LeagueError
 
@@ -34,9 +41,17 @@ class SeasonConfig:
     divisions: int = 1
     division_size: int = 8
     promote: int = 2
+    #: a new bot: "lowest" (the lowest division until the season's end) or "provisional"
+    #: (``placement_games`` games against every division, then placed: ``placement``)
+    placement: str = PlacementRule.LOWEST
+    placement_games: int = 10
 
 
-def check_season_config(c: SeasonConfig) -> None:
+#: the most provisional games a newcomer may be given
+MAX_PLACEMENT_GAMES = 1000
+
+
+def check_season_config(c: SeasonConfig, seats: int = 2) -> None:
     if c.rounds_per_season is None and c.seconds_per_season is None:
         raise LeagueError(
             "a season ends after a number of rounds, a time, or both: give at least one",
@@ -64,6 +79,18 @@ def check_season_config(c: SeasonConfig) -> None:
             f"{c.division_size}), not {c.promote}",
             "promote",
         )
+    if c.placement not in PlacementRule.values:
+        raise LeagueError(f"unknown placement {c.placement!r}: lowest or provisional", "placement")
+    if c.placement == PlacementRule.PROVISIONAL:
+        if c.divisions <= 1:
+            raise LeagueError("provisional placement is for a league in divisions (2 or more)",
+                              "placement")  # fmt: skip
+        if seats != 2:
+            raise LeagueError("provisional placement pairs a newcomer with single opponents: "
+                              "two-seat leagues only", "placement")  # fmt: skip
+        if not 1 <= c.placement_games <= MAX_PLACEMENT_GAMES:
+            raise LeagueError(f"a newcomer plays 1 to {MAX_PLACEMENT_GAMES} provisional games",
+                              "placement_games")  # fmt: skip
 
 
 def rating_order(league: League, bots: list[int]) -> list[int]:
@@ -101,6 +128,8 @@ def new_season(league: League, s: SeasonSettings, number: int, first_round: int,
         soft_factor=s.soft_factor,
         divisions=s.divisions,
         promote=s.promote if s.divisions > 1 else 0,
+        placement_games=s.placement_games
+        if s.placement == PlacementRule.PROVISIONAL and s.divisions > 1 else 0,
         start_ratings={str(b): str(r) for b, r in starts.items()},
     )  # fmt: skip
 
@@ -131,8 +160,8 @@ def ensure_season_check() -> PeriodicTask:
 def do_configure_seasons(league: League, c: SeasonConfig) -> Season:
     """Store the settings (they apply from the next season on; the running one keeps its
     length unless it has none) and start season 1 if none runs. Locks the league row."""
-    check_season_config(c)
     league = League.objects.select_for_update().get(pk=league.pk)
+    check_season_config(c, league.seats)
     s, _ = SeasonSettings.objects.update_or_create(league=league, defaults=vars(c))
     ensure_season_check()
     running = Season.objects.filter(league=league, status=SeasonStatus.RUNNING).first()

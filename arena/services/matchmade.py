@@ -29,7 +29,7 @@ own pairs): nothing holds all pairings of the league.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -46,6 +46,33 @@ from arena.services.leagues import house_only
 
 #: called after each batch with (matches written so far, matches the round will have)
 OnBatch = Callable[[int, int], None]
+
+#: who a round pairs outside the divisions' own pairings, as apps say when Django starts
+#: (``arena.seasons``: a newcomer's provisional games against bots of every division).
+#: Each is given the league, the round's entries, a seeded generator and the pairs the
+#: round has already (a run that stopped midway), and returns the entries it pairs (left
+#: out of the divisions) and their pairs (entry ids; two-seat games)
+Outside = Callable[
+    [League, Sequence[Entry], random.Random, Collection[tuple[int, int]]],
+    tuple[set[int], list[tuple[int, int]]],
+]
+outside_divisions: list[Outside] = []
+
+
+def outside_pairs(
+    league: League,
+    entries: Sequence[Entry],
+    rng: random.Random,
+    taken: Collection[tuple[int, int]] = (),
+) -> tuple[set[int], list[tuple[int, int]]]:
+    """Every ``outside_divisions`` hook's entries and pairs for this round."""
+    left_out: set[int] = set()
+    pairs: list[tuple[int, int]] = []
+    for hook in outside_divisions:
+        entries_of, pairs_of = hook(league, entries, rng, taken)
+        left_out |= entries_of
+        pairs += pairs_of
+    return left_out, pairs
 
 
 @dataclass
@@ -129,14 +156,14 @@ def do_write_round(
     # unforeseeable before the round is written: who meets whom among equals, who is team A
     rng = random.Random(new_seed())
     # within each division only (one group when the league is not split)
-    pairs: list[tuple[int, int]] = []
-    for group in division_groups({e.pk: e.division for e in entries}):
+    left_out, pairs = outside_pairs(league, entries, rng, [(a, b) for a, b, _ in taken])
+    for group in division_groups({e.pk: e.division for e in entries if e.pk not in left_out}):
         members = set(group)
         pairs += information_pairings(
             candidates_of(league, [e for e in entries if e.pk in members]),
             league.games_per_bot,
             rng,
-            taken=[(a, b) for a, b, _ in taken if a in members],
+            taken=[(a, b) for a, b, _ in taken if a in members and b in members],
         )
     given = slots(pairs, taken)
     # queue order = id order: slot by slot, so that matches next to each other in the queue

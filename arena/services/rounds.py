@@ -7,6 +7,7 @@ port (``arena.dispatch``), on commit.
 from __future__ import annotations
 
 import logging
+import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -18,6 +19,7 @@ from django.utils import timezone
 
 from arena.deals import new_seed
 from arena.dispatch import dispatcher, enqueue_match, enqueue_round
+from arena.matchmaking import slots
 from arena.models import (
     DealMode,
     Entry,
@@ -39,7 +41,7 @@ from arena.scheduling import (
 )
 from arena.services.completion import do_complete_round_if_done
 from arena.services.leagues import LeagueError, check_can_schedule, house_only
-from arena.services.matchmade import OnBatch, do_write_round
+from arena.services.matchmade import OnBatch, do_write_round, outside_pairs
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +52,11 @@ logger = logging.getLogger(__name__)
 #: league row locked; apps add theirs when Django starts (``arena.seasons``: a season
 #: whose rounds are all made waits for its end before the next one)
 round_guards: list[Callable[[League], None]] = []
+
+#: work before a league's round is scheduled, outside its transaction; apps add theirs when
+#: Django starts (``arena.seasons``: newcomers that have their provisional games are
+#: placed in a division, so the round pairs them there)
+before_round: list[Callable[[League], None]] = []
 
 
 def _history(league: League) -> dict[frozenset[int], int]:
@@ -104,6 +111,8 @@ def do_schedule_round(
     batches (``arena.services.matchmade``; ``on_batch`` hears of each): a round left in
     status ``scheduling`` by a run that stopped midway is finished by the next call, and
     None means another scheduler is finishing it."""
+    for hook in before_round:
+        hook(league)
     with transaction.atomic():
         league = League.objects.select_for_update().get(pk=league.pk)
         last = league.rounds.order_by("-number").first()
@@ -146,8 +155,12 @@ def _schedule_round_robin(
     if not created and rnd.matches.exists():
         return Scheduled(rnd, False)
     by_id: dict[int, Entry] = {e.pk: e for e in entries}
-    groups = division_groups({e.pk: e.division for e in entries}, league.seats)
-    if not groups:
+    # (two-seat games) outside the divisions: a newcomer's provisional games
+    left_out, extra = outside_pairs(league, entries, random.Random(new_seed()))
+    groups = division_groups(
+        {e.pk: e.division for e in entries if e.pk not in left_out}, league.seats
+    )
+    if not groups and not extra:
         raise LeagueError(f"no division of league {league.name} has enough entries to play")
     # within each division only (one group when the league is not split)
     pairings = division_pairings(
@@ -158,6 +171,10 @@ def _schedule_round_robin(
         new_seed(),
         _history(league) if league.seats > 2 else None,
     )
+    # in slots of their own beside the divisions': no entry plays twice in one slot
+    busy = [(p.team_a[0], p.team_b[0], p.slot) for p in pairings if len(p.team_a) == 1]
+    for (a, b), slot in zip(extra, slots(extra, busy), strict=True):
+        pairings.append(Pairing(slot, len(pairings), (a,), (b,)))
     mirrored = league.deals == DealMode.MIRRORED
     games = []
     for pairing in pairings:

@@ -30,6 +30,10 @@ class SeasonSummarySerializer(serializers.Serializer):
     soft_factor = serializers.FloatField()
     divisions_count = serializers.IntegerField()
     promote = serializers.IntegerField(help_text="the top and bottom K of each division move")
+    placement_games = serializers.IntegerField(
+        help_text="a new bot's provisional games against every division before it is placed "
+        "in one mid-season; 0: it plays in the lowest division until the season's end"
+    )
 
 
 class SeasonLineSerializer(serializers.Serializer):

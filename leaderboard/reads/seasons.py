@@ -77,7 +77,10 @@ class SeasonView:
 
 
 def rule_of(season: Season) -> str:
-    return describe(season.start_rule, season.soft_factor, season.divisions, season.promote)
+    return describe(
+        season.start_rule, season.soft_factor, season.divisions, season.promote,
+        season.placement_games,
+    )  # fmt: skip
 
 
 def season_summary(s: Season) -> dict[str, Any]:
@@ -94,6 +97,7 @@ def season_summary(s: Season) -> dict[str, Any]:
         "soft_factor": s.soft_factor,
         "divisions_count": s.divisions,
         "promote": s.promote,
+        "placement_games": s.placement_games,
     }
 
 

@@ -41,6 +41,18 @@ def _state(league: League) -> tuple[list[tuple[int, str]], dict[int, int | None]
     return seasons, divisions, SeasonStanding.objects.filter(season__league=league).count()
 
 
+def _league_locked(league: League) -> bool:
+    """Whether another transaction holds the league's row lock (asked without waiting)."""
+    with psycopg.connect(database_url()) as conn:
+        try:
+            conn.execute("SELECT id FROM arena_league WHERE id = %s FOR UPDATE NOWAIT",
+                         [league.pk])  # fmt: skip
+        except psycopg.errors.LockNotAvailable:
+            return True
+        conn.rollback()
+        return False
+
+
 def _lock_waiters(conn: psycopg.Connection) -> int:
     row = conn.execute(
         "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
@@ -84,7 +96,7 @@ def test_two_workers_racing_end_the_season_once(cluster: Cluster) -> None:
     assert len(moved) == 2
 
 
-@pytest.mark.parametrize("step", ["fit", "standings", "divisions", "next season"])
+@pytest.mark.parametrize("step", ["fit", "locked", "standings", "divisions", "next season"])
 def test_a_process_killed_midway_leaves_the_season_to_end_once(cluster: Cluster, step: str) -> None:
     league = _due_league(f"Killed {step}")
     season = running(league)
@@ -101,6 +113,8 @@ def test_a_process_killed_midway_leaves_the_season_to_end_once(cluster: Cluster,
             if line.strip() == "stopped":
                 break
         assert lines and lines[-1].strip() == "stopped", "".join(lines)
+        # the fit runs before the league row is locked; the end's writes hold it
+        assert _league_locked(league) == (step != "fit")
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(30)
     finally:

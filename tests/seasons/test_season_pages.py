@@ -70,3 +70,20 @@ def test_a_league_without_seasons_is_as_before() -> None:
     page = Client().get(f"/leagues/{league.slug}/").content.decode()
     assert 'id="season"' not in page
     assert Client().get(f"/api/leagues/{league.slug}/seasons/").json() == []
+
+
+def test_the_pages_and_the_api_say_how_a_new_bot_is_placed() -> None:
+    lowest = season_league("Placed lowest", 4, rounds_per_season=2, divisions=2,
+                           division_size=2, promote=1)  # fmt: skip
+    provisional = season_league("Placed provisionally", 4, rounds_per_season=2, divisions=2,
+                                division_size=2, promote=1, placement="provisional",
+                                placement_games=6)  # fmt: skip
+    client = Client()
+    page = client.get(f"/leagues/{lowest.slug}/").content.decode()
+    assert "a new bot starts in the lowest division" in page
+    assert client.get(f"/api/leagues/{lowest.slug}/seasons/").json()[0]["placement_games"] == 0
+    page = client.get(f"/leagues/{provisional.slug}/").content.decode()
+    assert "a new bot first plays 6 provisional games against bots of every division" in page
+    assert "lowest division" not in page
+    api = client.get(f"/api/leagues/{provisional.slug}/seasons/1/").json()
+    assert api["placement_games"] == 6 and "6 provisional games" in api["rule"]
