@@ -44,10 +44,17 @@ def emit(bot_id: int, kind: str, payload: dict[str, Any], *, key: str | None = N
     except Exception:  # noqa: BLE001 - what it tells of is more important than the telling
         logger.exception("could not record a %s event for bot %s", kind, bot_id)
         return
-    if event is not None and kind in STREAM_KINDS:
-        transaction.on_commit(lambda: tell_bot(event))
+    told = event is not None and kind in STREAM_KINDS
+    if told or ids:
+        transaction.on_commit(lambda: _committed(event if told else None, ids))
+
+
+def _committed(event: Event | None, ids: list[int]) -> None:
+    """After the commit: the bot's stream first (it returns at once), then the workers."""
+    if event is not None:
+        tell_bot(event)
     if ids:
-        transaction.on_commit(lambda: hand_off(ids))
+        hand_off(ids)
 
 
 def _record(
