@@ -156,6 +156,9 @@ def serve_relay_echo(prefix: str, reply_bytes: int) -> None:
             def revoke(self, reason: str) -> None:
                 pass
 
+            def notice(self, payload: bytes) -> None:
+                pass
+
         await relay.attach("echo", Echo(), 1)
         print(0, flush=True)
         await asyncio.Event().wait()

@@ -3,6 +3,9 @@ beat runs every ``NOTIFY_SWEEP_EVERY_S`` (also ``manage.py notify sweep``)."""
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 from workers.celery import app
 
 
@@ -31,7 +34,35 @@ def sweep() -> int:
 
 
 def send(delivery_ids: list[int]) -> None:
-    """``settings.NOTIFY_SENDER``: a task per delivery (run here at once in embedded mode,
-    where Celery is eager)."""
+    """``settings.NOTIFY_SENDER``: a task per delivery. In embedded mode, where Celery is
+    eager, they run in this process on a thread of their own: the caller is the thread
+    that committed the event, often a match's, which a webhook's timeout must not hold."""
+    if app.conf.task_always_eager:
+        for pk in delivery_ids:
+            _embedded_pool().submit(_deliver_here, int(pk))
+        return
     for pk in delivery_ids:
         deliver.delay(int(pk))
+
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _embedded_pool() -> ThreadPoolExecutor:
+    """One thread, in order; the interpreter waits for what it holds before it exits (so
+    ``manage.py notify sweep`` still sends everything it found)."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(1, thread_name_prefix="notify-embedded")
+        return _pool
+
+
+def _deliver_here(delivery_id: int) -> None:
+    from django.db import connection
+
+    try:
+        deliver.apply((delivery_id,))
+    finally:
+        connection.close()  # the thread's own; closed after each delivery

@@ -11,6 +11,7 @@ class AdaptersConfig(AppConfig):
     verbose_name = "Arena adapters"
 
     def ready(self) -> None:
-        from arena.adapters.relay import revocation
+        from arena.adapters.relay import botnotices, revocation
 
         revocation.connect()
+        botnotices.connect()

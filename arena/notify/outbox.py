@@ -13,12 +13,20 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
+from arena import signals
 from arena.models import Bot
 from arena.notify.models import Channel, Delivery, DeliveryState, Event, EventKind, Subscription
+from arena.notify.texts import summary
 
 logger = logging.getLogger(__name__)
 
 KINDS = frozenset(k.value for k in EventKind)
+
+#: the kinds a connected bot is told of on its stream too (``ArenaMessage.notice``). Not
+#: ``fault`` (the match's ``MatchEnded`` names it; its forfeit is here), not
+#: ``offline_waiting`` (the bot is not connected), not ``version_check`` / ``version_test``
+#: (a hosted bot's: its stream is the bot host's, which plays and tells its code nothing)
+STREAM_KINDS = frozenset({EventKind.CHALLENGE, EventKind.SEASON_ENDED, EventKind.FORFEIT})
 
 
 def emit(bot_id: int, kind: str, payload: dict[str, Any], *, key: str | None = None) -> None:
@@ -32,22 +40,34 @@ def emit(bot_id: int, kind: str, payload: dict[str, Any], *, key: str | None = N
         raise ValueError(f"unknown event kind {kind!r}; one of {', '.join(sorted(KINDS))}")
     try:
         with transaction.atomic():  # a savepoint inside the caller's transaction
-            ids = _record(bot_id, kind, payload, key)
+            event, ids = _record(bot_id, kind, payload, key)
     except Exception:  # noqa: BLE001 - what it tells of is more important than the telling
         logger.exception("could not record a %s event for bot %s", kind, bot_id)
         return
+    told = event is not None and kind in STREAM_KINDS
+    if told or ids:
+        transaction.on_commit(lambda: _committed(event if told else None, ids))
+
+
+def _committed(event: Event | None, ids: list[int]) -> None:
+    """After the commit: the bot's stream first (it returns at once), then the workers."""
+    if event is not None:
+        tell_bot(event)
     if ids:
-        transaction.on_commit(lambda: hand_off(ids))
+        hand_off(ids)
 
 
-def _record(bot_id: int, kind: str, payload: dict[str, Any], key: str | None) -> list[int]:
+def _record(
+    bot_id: int, kind: str, payload: dict[str, Any], key: str | None
+) -> tuple[Event | None, list[int]]:
+    """The event written (None: a house bot, or the key's event exists) and its deliveries."""
     bot = Bot.objects.filter(pk=bot_id).values("owner_id", "name", "owner__email").first()
     if bot is None or bot["owner_id"] is None:
-        return []
+        return None, []
     if key is not None:
         key = key[:200]
         if Event.objects.filter(key=key).exists():
-            return []
+            return None, []
     now = timezone.now()
     event = Event.objects.create(
         bot_id=bot_id, kind=kind, payload={"bot": bot["name"], **payload}, created_at=now,
@@ -67,7 +87,24 @@ def _record(bot_id: int, kind: str, payload: dict[str, Any], key: str | None) ->
         for s in subs
     ]
     Delivery.objects.bulk_create(rows)
-    return [d.pk for d in rows]
+    return event, [d.pk for d in rows]
+
+
+def tell_bot(event: Event) -> None:
+    """Tell the bot's open stream, if any (``signals.bot_notice``; the adapters push it,
+    without waiting for the bot). Whatever fails is logged: the owner's channels stand."""
+    try:
+        signals.bot_notice.send(
+            sender=Event,
+            bot_id=event.bot_id,
+            event_id=str(event.id),
+            kind=event.kind,
+            text=summary(event.kind, event.payload),
+            data=event.payload,
+            created_at=event.created_at,
+        )
+    except Exception:  # noqa: BLE001 - the stream is a courtesy; the outbox is the record
+        logger.warning("could not tell bot %s of event %s", event.bot_id, event.id, exc_info=True)
 
 
 def hand_off(delivery_ids: Sequence[int]) -> None:

@@ -22,9 +22,9 @@ The wire messages are generated from ``proto/agent_avenue/v1`` into the sibling 
 them (card names, choice descriptions, the observation as a dict).
 """
 
-from avenue_sdk.bot import Bot
+from avenue_sdk.bot import Bot, notice_data
 from avenue_sdk.client import Client, run
 
 __version__ = "0.3.0"
 
-__all__ = ["Bot", "Client", "__version__", "run"]
+__all__ = ["Bot", "Client", "__version__", "notice_data", "run"]

@@ -12,9 +12,13 @@ The SDK has already put the match's whole public history into
 
 from __future__ import annotations
 
-from typing import TypeAlias
+import json
+import logging
+from typing import Any, TypeAlias
 
 from agent_avenue.v1 import arena_pb2 as pb
+
+log = logging.getLogger("avenue_sdk")
 
 #: DecisionKind -> the Bot method that answers it
 METHODS: dict[int, str] = {
@@ -101,6 +105,22 @@ class Bot:
     def on_match_ended(self, ended: pb.MatchEnded) -> None:
         """A match is over (once per seat)."""
 
+    def on_notice(self, notice: pb.Notice) -> None:
+        """Something the bot's owner is told of, while the bot is connected: ``kind``
+        ("challenge", "season_ended", "forfeit"; ignore kinds you do not know), ``text``
+        (one line), ``notice_data(notice)`` (its fields), ``event_id``, ``created_at_ms``.
+        Called on the stream's event loop: return quickly. Logs it at INFO by default."""
+        log.info("notice %s: %s (event %s)", notice.kind, notice.text, notice.event_id)
+
     def on_message(self, message: pb.ArenaMessage) -> None:
         """Every message from the arena, before it is handled (for recording, debugging).
         Called on the stream's event loop: return quickly."""
+
+
+def notice_data(notice: pb.Notice) -> dict[str, Any]:
+    """A notice's fields (its ``data_json``); {} when they are not a JSON object."""
+    try:
+        data = json.loads(notice.data_json or "{}")
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}

@@ -297,6 +297,11 @@ class Client:
                 message.welcome.limits.max_concurrent_matches,
             )
             self.bot.on_welcome(message.welcome)
+        elif kind == "notice":
+            try:
+                self.bot.on_notice(message.notice)
+            except Exception:  # noqa: BLE001 - a notice is information: the stream goes on
+                log.exception("the bot's on_notice failed on a %r notice", message.notice.kind)
         elif kind == "error":
             e = message.error
             where = f" (match {e.match_id}, decision {e.seq})" if e.match_id else ""

@@ -32,6 +32,11 @@ func (c *Client) handle(msg *ArenaMessage, s *stream) {
 		go c.answer(request, s)
 	case *ArenaMessage_MatchEnded:
 		c.matchEnded(kind.MatchEnded)
+	case *ArenaMessage_Notice:
+		// An event the bot's owner is told of (a challenge, a season's end, a forfeit):
+		// information only, nothing to answer. GetDataJson() holds its fields.
+		n := kind.Notice
+		c.log("notice %s: %s", n.GetKind(), n.GetText())
 	case *ArenaMessage_Error:
 		e := kind.Error
 		where := ""

@@ -45,7 +45,9 @@ def test_an_event_is_recorded_with_a_delivery_per_matching_subscription(
     }
     assert by_kind == {"fault": ["webhook"], "forfeit": ["email", "webhook"], "season_ended": []}
     assert Delivery.objects.get(event__kind="forfeit", channel="email").target == owner.email
-    assert len(handed) == 2  # one hand-off per event with deliveries, after the commit
+    # one callback per event with deliveries (fault, forfeit) or a notice for the bot's
+    # stream (forfeit, season_ended: arena.notify.outbox.STREAM_KINDS), after the commit
+    assert len(handed) == 3
 
 
 def test_nothing_is_recorded_for_a_rolled_back_transaction_a_house_bot_or_a_key_seen() -> None:

@@ -56,6 +56,7 @@ class Sink:
     deliveries: list[Delivery] = field(default_factory=list)
     superseded: list[str] = field(default_factory=list)
     revoked: list[str] = field(default_factory=list)
+    notices: list[bytes] = field(default_factory=list)
 
     def deliver(self, delivery: Delivery) -> None:
         self.deliveries.append(delivery)
@@ -65,6 +66,9 @@ class Sink:
 
     def revoke(self, reason: str) -> None:
         self.revoked.append(reason)
+
+    def notice(self, payload: bytes) -> None:
+        self.notices.append(payload)
 
 
 @dataclass

@@ -194,3 +194,38 @@ class OwnLoopBot(Bot):
         with open(self.record, "a") as out:
             out.write(f"{request.match_id} {request.seq} {choice}\n")
         return choice
+
+
+class NoticeBot(Bot):
+    """Appends every notice its ``on_notice`` gets to $AVENUE_TEST_NOTICES as a JSON line
+    (kind, text, event id, time, ``notice_data``). At its first decision it touches
+    $AVENUE_TEST_MARKER (if set) and answers only once $AVENUE_TEST_GO exists (60 s at
+    most): a decision the test holds in flight."""
+
+    def __init__(self) -> None:
+        self.path = os.environ["AVENUE_TEST_NOTICES"]
+        self.marker = os.environ.get("AVENUE_TEST_MARKER")
+        self.go = os.environ.get("AVENUE_TEST_GO")
+        self.held = False
+
+    def on_notice(self, notice: pb.Notice) -> None:
+        from avenue_sdk import notice_data
+
+        line = {
+            "kind": notice.kind,
+            "text": notice.text,
+            "event_id": notice.event_id,
+            "created_at_ms": notice.created_at_ms,
+            "data": notice_data(notice),
+        }
+        with open(self.path, "a") as out:
+            out.write(json.dumps(line) + "\n")
+
+    def decide(self, request: pb.DecisionRequest) -> int:
+        if self.marker and self.go and not self.held:
+            self.held = True
+            Path(self.marker).touch()
+            deadline = time.monotonic() + 60
+            while not Path(self.go).exists() and time.monotonic() < deadline:
+                time.sleep(0.02)
+        return 0

@@ -113,6 +113,7 @@ class Gateway:
                 ]
             while (item := await session.outbox.get()) is not None:
                 await context.write(session.stamp(item))
+                session.next_notice()
         finally:
             for task in tasks:
                 task.cancel()

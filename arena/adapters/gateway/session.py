@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -32,6 +33,10 @@ class Oversized(NamedTuple):
 
     size: int
 
+
+#: notices a stream holds back while other messages wait to be written; past it the oldest
+#: goes (a notice is a courtesy, and the owner's channels have it)
+MAX_HELD_NOTICES = 32
 
 #: what gRPC itself takes from a bot: above the gateway's own limit, so that a message
 #: between the two is seen, and recorded as ``message_too_large``; above this one gRPC
@@ -116,6 +121,13 @@ class Session:
     held: list[bytes | Stamped] | None = field(default_factory=list)
     #: the gateway's own pauses, taken out of the bot's measures (``stalls.StallClock``)
     stalls: StallClock | None = None
+    #: notices waiting for the outbox to be empty: one is written only when nothing else
+    #: waits, so a notice never goes ahead of a decision request (``next_notice``)
+    notices: deque[bytes] = field(default_factory=lambda: deque(maxlen=MAX_HELD_NOTICES))
+    #: notices queued for the stream, and those dropped (the hold was full, the stream a
+    #: bot host's, or closing)
+    notices_sent: int = 0
+    notices_dropped: int = 0
 
     def __post_init__(self) -> None:
         self.loop_thread = threading.get_ident()  # sessions are made on the loop
@@ -140,6 +152,13 @@ class Session:
         self.loop.call_soon_threadsafe(
             self.close, grpc.StatusCode.UNAUTHENTICATED, reason, "token_revoked"
         )
+
+    def notice(self, payload: bytes) -> None:
+        """An owner's event for the bot (``arena.adapters.relay.botnotices``)."""
+        if threading.get_ident() == self.loop_thread:
+            self._on_notice(payload)
+        else:
+            self.loop.call_soon_threadsafe(self._on_notice, payload)
 
     # --- the event loop's side
 
@@ -170,6 +189,23 @@ class Session:
             self.held.append(item)
         else:
             self.outbox.put_nowait(item)
+
+    def _on_notice(self, payload: bytes) -> None:
+        if self.closing is not None or self.bot.hosted:
+            # a hosted bot's stream is its bot host's, which tells the bot's code nothing
+            self.notices_dropped += 1
+            return
+        if len(self.notices) == self.notices.maxlen:
+            self.notices_dropped += 1
+        self.notices.append(payload)
+        self.next_notice()
+
+    def next_notice(self) -> None:
+        """Queue the oldest held notice if nothing else waits to be written (the stream's
+        writer calls this after each write)."""
+        if self.notices and self.held is None and self.closing is None and self.outbox.empty():
+            self.notices_sent += 1
+            self.outbox.put_nowait(self.notices.popleft())
 
     def stamp(self, item: bytes | Stamped) -> bytes:
         """What to write for an outbox item; a request's write time is noted."""

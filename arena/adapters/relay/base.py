@@ -151,6 +151,10 @@ class BotSink(Protocol):
 
     def revoke(self, reason: str) -> None: ...
 
+    def notice(self, payload: bytes) -> None:
+        """A serialized ``ArenaMessage`` (a ``Notice``) for the stream, nothing to track
+        (``arena.adapters.relay.botnotices``)."""
+
 
 class RunnerRelay(ABC):
     """The runner's side: synchronous, safe to share between runner threads."""

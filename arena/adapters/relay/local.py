@@ -96,6 +96,14 @@ class InProcessRelay(RunnerRelay, GatewayRelay):
         if route is not None:
             route.sink.revoke(reason)
 
+    def notice(self, bot_id: str, payload: bytes) -> None:
+        """Hand a notice to the bot's stream, if it has one here
+        (``arena.adapters.relay.botnotices``); any thread, returns at once."""
+        with self._lock:
+            route = self._routes.get(bot_id)
+        if route is not None:
+            route.sink.notice(payload)
+
     async def detach(self, bot_id: str, conn_id: str, *, arena: bool = False) -> None:
         with self._lock:
             route = self._routes.get(bot_id)

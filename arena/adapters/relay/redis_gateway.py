@@ -41,6 +41,7 @@ from arena.adapters.relay.presence import Beacon, gateway_key
 from arena.adapters.relay.wire import (
     DELIVERY,
     INBOX_TTL,
+    NOTICE,
     REVOKED,
     SUPERSEDE,
     Keys,
@@ -276,6 +277,9 @@ class RedisGatewayRelay(GatewayRelay):
         elif kind == REVOKED and route.conn <= int(str(header["c"])):
             # arena.adapters.relay.revocation: the token changed after this stream opened
             route.sink.revoke(str(header["d"]))
+        elif kind == NOTICE:
+            # arena.adapters.relay.botnotices: this bot's channel, so this bot's stream
+            route.sink.notice(payload)
 
     async def _subscription(self, command: str, bot_id: str) -> None:
         sub = self._sub

@@ -9,7 +9,8 @@ Keys, all under a prefix (``RELAY_PREFIX``, so tests and deployments can share a
   gateway holding the bot's stream is subscribed. ``PUBLISH`` answers how many gateways
   received it, so 0 tells the runner at once that the bot is not connected.
   Gateways also publish *supersede* notices there when the bot opens a newer stream,
-  and ``arena.adapters.relay.revocation`` *revoked* notices when its token changes.
+  ``arena.adapters.relay.revocation`` *revoked* notices when its token changes, and
+  ``arena.adapters.relay.botnotices`` the owner's events the bot is told of.
 * ``{p}:inbox:{match_id}`` - list: the gateway ``RPUSH``es what the bot sends for the
   match (and renews the key's ``EXPIRE`` of ``INBOX_TTL`` s with it), the runner
   ``BLPOP``s it with the decision's deadline; the runner ``DEL``etes it when a match (or a
@@ -38,7 +39,10 @@ On a bot's channel, by the header's ``t``:
 * ``"k"`` supersede: ``c`` the new stream's connection number (from ``{p}:conn``); a
   gateway holding an older stream of the bot closes it;
 * ``"r"`` revoked: ``c`` the connection counter when the token changed, ``d`` the reason;
-  a gateway closes the bot's stream if it is not newer than ``c``.
+  a gateway closes the bot's stream if it is not newer than ``c``;
+* ``"n"`` notice (``arena.adapters.relay.botnotices``): payload a serialized
+  ``ArenaMessage`` with a ``Notice``, written to the bot's stream as it is (after anything
+  queued for it; never to a hosted bot's stream, which is its bot host's).
 
 In an inbox, one message a bot's gateway sends the match's runner (``Inbound``): ``k``
 kind (``action`` | ``malformed`` | ``disconnected`` | ``too_large`` | ``seat_fault`` |
@@ -60,7 +64,7 @@ from arena.adapters.relay.base import Delivery, DeliveryKind, Inbound, InboundKi
 INBOX_TTL = 300
 
 #: header types on a bot's channel
-DELIVERY, SUPERSEDE, REVOKED = "d", "k", "r"
+DELIVERY, SUPERSEDE, REVOKED, NOTICE = "d", "k", "r", "n"
 
 
 class Keys:

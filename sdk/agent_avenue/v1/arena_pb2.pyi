@@ -232,7 +232,7 @@ class BotMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., ping: _Optional[_Union[Ping, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., seat_fault: _Optional[_Union[SeatFault, _Mapping]] = ..., host_failure: _Optional[_Union[HostFailure, _Mapping]] = ...) -> None: ...
 
 class ArenaMessage(_message.Message):
-    __slots__ = ("welcome", "error", "ping", "pong", "match_started", "decision_request", "match_ended")
+    __slots__ = ("welcome", "error", "ping", "pong", "match_started", "decision_request", "match_ended", "notice")
     WELCOME_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
     PING_FIELD_NUMBER: _ClassVar[int]
@@ -240,6 +240,7 @@ class ArenaMessage(_message.Message):
     MATCH_STARTED_FIELD_NUMBER: _ClassVar[int]
     DECISION_REQUEST_FIELD_NUMBER: _ClassVar[int]
     MATCH_ENDED_FIELD_NUMBER: _ClassVar[int]
+    NOTICE_FIELD_NUMBER: _ClassVar[int]
     welcome: Welcome
     error: Error
     ping: Ping
@@ -247,7 +248,8 @@ class ArenaMessage(_message.Message):
     match_started: MatchStarted
     decision_request: DecisionRequest
     match_ended: MatchEnded
-    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ..., ping: _Optional[_Union[Ping, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., decision_request: _Optional[_Union[DecisionRequest, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ...) -> None: ...
+    notice: Notice
+    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ..., ping: _Optional[_Union[Ping, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., decision_request: _Optional[_Union[DecisionRequest, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., notice: _Optional[_Union[Notice, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
     __slots__ = ("protocol_version", "bot_version", "max_concurrent_matches")
@@ -298,6 +300,20 @@ class Error(_message.Message):
     match_id: str
     seq: int
     def __init__(self, code: _Optional[str] = ..., message: _Optional[str] = ..., match_id: _Optional[str] = ..., seq: _Optional[int] = ...) -> None: ...
+
+class Notice(_message.Message):
+    __slots__ = ("event_id", "kind", "text", "data_json", "created_at_ms")
+    EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    DATA_JSON_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_MS_FIELD_NUMBER: _ClassVar[int]
+    event_id: str
+    kind: str
+    text: str
+    data_json: str
+    created_at_ms: int
+    def __init__(self, event_id: _Optional[str] = ..., kind: _Optional[str] = ..., text: _Optional[str] = ..., data_json: _Optional[str] = ..., created_at_ms: _Optional[int] = ...) -> None: ...
 
 class Ping(_message.Message):
     __slots__ = ("nonce",)

@@ -218,6 +218,11 @@ export class ArenaClient {
       case "match_ended":
         this.matchEnded(message.match_ended!);
         break;
+      case "notice": {
+        const n = message.notice!;
+        this.opts.log(`notice ${n.kind}: ${n.text}`);
+        break;
+      }
       case "error": {
         const e = message.error!;
         const where = e.match_id ? ` (match ${e.match_id}, decision ${e.seq})` : "";

@@ -170,6 +170,18 @@ export interface ArenaMessage {
   match_started?: MatchStarted;
   decision_request?: DecisionRequest;
   match_ended?: MatchEnded;
+  notice?: Notice;
+}
+
+/** An event the bot's owner is told of, sent while the bot is connected (informational:
+ * nothing to answer). `data_json` is a JSON object; `kind` may be one this starter does
+ * not know: ignore it. */
+export interface Notice {
+  event_id: string;
+  kind: string;
+  text: string;
+  data_json: string;
+  created_at_ms: Uint64;
 }
 
 /** What the bot writes. `choice_index` must always be set, 0 included: see proto.ts. */
