@@ -279,6 +279,11 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 #: a thread of a worker's ``--pool threads`` (``workers.pool``) that waited this long with
 #: no task exits; once a burst's threads have, the worker gives its free memory back
 ARENA_POOL_IDLE_S = env_int("ARENA_POOL_IDLE_S", default=30, minimum=1)
+#: a ``--pool threads`` worker whose resident size, once its pool is idle after a burst,
+#: stays more than this many percent above its warm-idle size restarts itself in place
+#: (a warm shutdown, then ``exec`` of its command line: ``workers.restart``), when it holds
+#: no task. Python's arenas keep what a burst fragmented. 0: never
+ARENA_POOL_RESTART_GROWTH_PCT = env_int("ARENA_POOL_RESTART_GROWTH_PCT", default=20, minimum=0)
 
 # ---------------------------------------------------------------- leagues
 

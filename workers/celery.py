@@ -29,3 +29,11 @@ def _say_engine(**_: object) -> None:
     logging.getLogger("workers").info(
         "rules engine: %s (%s)", referee.ENGINE, referee.ENGINE_REASON
     )
+
+
+@signals.worker_ready.connect
+def _say_restarted(**_: object) -> None:
+    """After a restart in place (``workers.restart``), how long it took."""
+    from workers.restart import say_restarted
+
+    say_restarted()

@@ -31,6 +31,8 @@ from celery.concurrency.thread import ApplyResult
 from celery.concurrency.thread import TaskPool as CeleryThreadPool
 from django.conf import settings
 
+from workers.restart import IdleMemoryGuard, restart_in_place
+
 log = logging.getLogger(__name__)
 
 _Work = tuple[Future[Any], Callable[..., Any], tuple[Any, ...], dict[str, Any]]
@@ -68,7 +70,7 @@ class ElasticExecutor:
         self._lock = threading.Lock()
         self._threads: set[threading.Thread] = set()
         self._pending = self._idle = self._running = 0
-        self._shutdown = False
+        self._shutdown = self._held = False
         self._timer: threading.Timer | None = None
 
     @property
@@ -81,6 +83,9 @@ class ElasticExecutor:
             if self._shutdown:
                 raise RuntimeError("the pool is shut down")
             self._pending += 1
+            if self._held:  # never started: shutdown cancels it
+                self._queue.put((future, fn, args, kwargs))
+                return future
             if self._idle < self._pending and len(self._threads) < self.max_workers:
                 thread = threading.Thread(
                     target=self._work, name=f"pool-{len(self._threads)}", daemon=True
@@ -144,6 +149,15 @@ class ElasticExecutor:
         except Exception:  # a failed trim costs memory, never a task
             log.exception("the pool's on-idle step failed")
 
+    def hold(self) -> bool:
+        """Stop starting work, if nothing runs, waits or has a thread now (True); work
+        submitted after waits, never started, until ``shutdown`` cancels it."""
+        with self._lock:
+            if self._running or self._pending or self._threads or self._shutdown:
+                return False
+            self._held = True
+            return True
+
     def shutdown(self, cancel_futures: bool = True) -> None:
         """Work not started is cancelled (Celery's stop asks it so); work running
         finishes; then every thread has exited."""
@@ -180,8 +194,17 @@ class TaskPool(CeleryThreadPool):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.executor.shutdown(wait=False)  # type: ignore[has-type] # Celery's: no thread yet
-        self.elastic = ElasticExecutor(self.limit, settings.ARENA_POOL_IDLE_S, give_back_memory)
+        self.elastic = ElasticExecutor(self.limit, settings.ARENA_POOL_IDLE_S, self._on_idle)
         self.executor = self.elastic  # type: ignore[assignment] # what on_stop shuts down
+        self.guard = IdleMemoryGuard(settings.ARENA_POOL_RESTART_GROWTH_PCT)
+
+    def _on_idle(self) -> None:
+        """The burst is over: memory given back; if it stays too high, with no task held,
+        the worker restarts in place (``workers.restart``)."""
+        give_back_memory()
+        over = self.guard.over()
+        if over is not None and self.elastic.hold():
+            restart_in_place(*over, self.guard.growth_pct)
 
     def on_apply(
         self,

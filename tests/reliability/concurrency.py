@@ -114,6 +114,8 @@ class Figures:
     rss_peak_mib: float = 0.0
     rss_after_mib: float = 0.0
     settle_s: float = 0.0
+    #: the workers' log lines of a restart in place (``workers.restart``) after the burst
+    restarts: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
 
@@ -336,6 +338,12 @@ class ConcurrencyRig(LoadRig):
             host.stop(signal.SIGTERM, timeout=30)
         if cfg.memory:
             out.rss_after_mib, out.settle_s = self._settled_rss()
+            out.restarts = [
+                line.split("] ", 1)[-1][:160]
+                for w in self.workers
+                for line in w.output().splitlines()
+                if "restarting in place" in line or "restarted in place" in line
+            ]
         self._figures(out)
         return out
 
@@ -471,7 +479,8 @@ def summary(out: Figures, cfg: ConcurrencyConfig) -> str:
                     f"any match, idle after a warm-up round {out.rss_idle_mib:.0f} MiB, peak "
                     f"{out.rss_peak_mib:.0f} MiB, idle again {out.settle_s:.0f} s after the "
                     f"last result {out.rss_after_mib:.0f} MiB "
-                    f"({out.rss_after_mib / max(1e-9, out.rss_idle_mib):.2f}x idle)"
+                    f"({out.rss_after_mib / max(1e-9, out.rss_idle_mib):.2f}x idle)",
+                    *[f"  {line}" for line in out.restarts],
                 ]
                 if cfg.memory
                 else []
