@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from arena.models import Bot
+from arena.notify import retention
 from arena.notify.models import Channel, Delivery, DeliveryState, Event, EventKind, Subscription
 
 logger = logging.getLogger(__name__)
@@ -48,6 +49,8 @@ def emit(bot_id: int, kind: str, payload: dict[str, Any], *, key: str | None = N
         return
     if ids:
         transaction.on_commit(lambda: hand_off(ids))
+    if not retention.ensured():
+        transaction.on_commit(retention.ensure_cleanup_once)
 
 
 def _record(bot_id: int, kind: str, payload: dict[str, Any], key: str | None) -> list[int]:
