@@ -120,6 +120,13 @@ def test_a_challenge_game_shows_marked_requested_everywhere_a_bots_games_do() ->
     assert f"/matches/{w['game']}/" in followed and tag in followed
     match_page = c.get(f"/matches/{w['game']}/").content.decode()
     assert tag in match_page and f"/leagues/{w['hidden'].slug}/" not in match_page
+    # the API says where each game was played (the list, cached once over, and one match)
+    for _ in range(2):
+        listed = {m["id"]: m["played_in"] for m in c.get("/api/matches/").json()["results"]}
+        assert listed[w["game"]] == "challenge"
+        events = Match.objects.filter(league=w["event_league"]).values_list("pk", flat=True)
+        assert {listed[pk] for pk in events} == {"event"}
+    assert c.get(f"/api/matches/{w['game']}/").json()["played_in"] == "challenge"
     my = w["alice"].get("/my/bots/").content.decode()
     assert "+1 requested" in my
     assert League.objects.listed().filter(pk=w["hidden"].pk).count() == 0
