@@ -127,6 +127,12 @@ def test_a_challenge_game_shows_marked_requested_everywhere_a_bots_games_do() ->
         events = Match.objects.filter(league=w["event_league"]).values_list("pk", flat=True)
         assert {listed[pk] for pk in events} == {"event"}
     assert c.get(f"/api/matches/{w['game']}/").json()["played_in"] == "challenge"
+    # the embed and its oEmbed title name no hidden league
+    embed = c.get(f"/matches/{w['game']}/embed/").content.decode()
+    assert f"Match {w['game']} · requested on" in embed
+    url = f"http://testserver/matches/{w['game']}/"
+    title = c.get("/oembed/", {"url": url}).json()["title"]
+    assert title.startswith(f"Match {w['game']} (requested): ")
     my = w["alice"].get("/my/bots/").content.decode()
     assert "+1 requested" in my
     assert League.objects.listed().filter(pk=w["hidden"].pk).count() == 0
