@@ -605,6 +605,9 @@ NOTIFY_TIMEOUT_S = env_int("NOTIFY_TIMEOUT_S", default=10, minimum=1, maximum=60
 NOTIFY_SWEEP_EVERY_S = env_int("NOTIFY_SWEEP_EVERY_S", default=30, minimum=1)
 #: a bot is told it is offline with matches waiting at most once per this many seconds
 NOTIFY_OFFLINE_QUIET_S = env_int("NOTIFY_OFFLINE_QUIET_S", default=3600, minimum=1)
+#: events (with their deliveries and delivery logs) are kept this many days, then beat's
+#: hourly cleanup deletes those whose deliveries are over (delivered or failed)
+NOTIFY_RETENTION_DAYS = env_int("NOTIFY_RETENTION_DAYS", default=30, minimum=1)
 # who sends the deliveries once an event's transaction commits (workers/notify.py)
 NOTIFY_SENDER = "workers.notify.send"
 

@@ -16,6 +16,7 @@ from arena.models import Match
 from leaderboard import replays
 from leaderboard.csp import BASE, policy
 from leaderboard.embedding import HEIGHT, WIDTH, snippet
+from leaderboard.league_marks import mark_of
 from leaderboard.views import not_found
 
 #: the embed page may be framed by any site (the rest of the site by none)
@@ -35,6 +36,8 @@ def embed(request: HttpRequest, pk: int) -> HttpResponse:
             "leaderboard/embed.html",
             {
                 "match": match,
+                # a requested game's or an event's, not the hidden league's name
+                "played_in": mark_of(match.league.slug).name,
                 "plain": True,
                 "replay_state": state,
                 "autoplay": request.GET.get("autoplay") == "1",
@@ -74,7 +77,7 @@ def oembed(request: HttpRequest) -> HttpResponse:
             "type": "rich",
             "provider_name": "Agent Avenue Arena",
             "provider_url": request.build_absolute_uri("/"),
-            "title": f"Match {match.pk} ({match.league.name}): {names}",
+            "title": f"Match {match.pk} ({mark_of(match.league.slug).name}): {names}",
             "html": snippet(request, match.pk, width, height),
             "width": width,
             "height": height,

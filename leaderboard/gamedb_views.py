@@ -5,15 +5,14 @@ from __future__ import annotations
 from django.http import FileResponse, HttpRequest
 from django.http.response import HttpResponseBase
 
-from arena.models import League
 from arena.services import gamedb
-from leaderboard.views import not_found
+from leaderboard.views import not_found, page_league_or_error
 
 
 def archive(request: HttpRequest, slug: str, name: str) -> HttpResponseBase:
-    league = League.objects.filter(slug=slug).first()
-    if league is None:
-        return not_found(request, f"There is no league {slug!r}.")
+    league = page_league_or_error(request, slug)
+    if isinstance(league, HttpResponseBase):
+        return league
     path = gamedb.archive_path(league, name)
     if path is None:
         return not_found(request, f"League {league.name} has no archive {name[:100]!r}.")

@@ -4,17 +4,17 @@ table (``/leagues/<slug>/seasons/<n>/``): frozen once the season ended."""
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import render
 
-from arena.models import League
 from leaderboard.reads import seasons as season_reads
-from leaderboard.views import not_found
+from leaderboard.views import not_found, page_league_or_error
 
 
 def seasons(request: HttpRequest, slug: str) -> HttpResponse:
-    league = League.objects.filter(slug=slug).first()
-    if league is None:
-        return not_found(request, f"There is no league {slug!r}.")
+    league = page_league_or_error(request, slug)
+    if isinstance(league, HttpResponseBase):
+        return league
     found = season_reads.seasons_of(league)
     return render(
         request,
@@ -28,9 +28,9 @@ def seasons(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def season(request: HttpRequest, slug: str, number: int) -> HttpResponse:
-    league = League.objects.filter(slug=slug).first()
-    if league is None:
-        return not_found(request, f"There is no league {slug!r}.")
+    league = page_league_or_error(request, slug)
+    if isinstance(league, HttpResponseBase):
+        return league
     found = season_reads.find_season(league, number)
     if found is None:
         return not_found(request, f"League {league.name} has no season {number}.")

@@ -13,7 +13,7 @@ from django.urls import reverse
 from arena import public_facts
 from arena.models import Bot, BotKind, League, Match, MatchStatus
 from arena.services import gamedb, owned_bots
-from leaderboard import replays
+from leaderboard import league_marks, replays
 from leaderboard import sections as page_sections
 from leaderboard.embedding import snippet as embed_snippet
 from leaderboard.reads import bots as bot_reads
@@ -37,6 +37,19 @@ def error_page(request: HttpRequest, status: int, title: str, message: str) -> H
 
 def not_found(request: HttpRequest, message: str) -> HttpResponse:
     return error_page(request, 404, "Not found", message)
+
+
+def page_league_or_error(request: HttpRequest, slug: str) -> League | HttpResponse:
+    """The league whose page this is, or the 404 that says why not: no such league, or a
+    challenge league, which has no page (``leaderboard.league_marks``). Every page under
+    ``/leagues/<slug>/`` asks it first."""
+    why = league_marks.no_page(slug)
+    if why is not None:
+        return not_found(request, why)
+    found = League.objects.with_pages().filter(slug=slug).first()
+    if found is None:
+        return not_found(request, f"There is no league {slug!r}.")
+    return found
 
 
 def owned_bot_or_error(request: HttpRequest, name: str) -> Bot | HttpResponse:
@@ -84,6 +97,9 @@ def league(request: HttpRequest, slug: str) -> HttpResponse:
         league_reads.parse_sort(sort)
     except league_reads.BadSort as exc:
         return error_page(request, 400, "Bad request", str(exc))
+    why = league_marks.no_page(slug)
+    if why is not None:
+        return not_found(request, why)
     # The sections are cached under the versions of what they show (one statement): their
     # rows are read only when a version moved on, from the rows each result keeps.
     found = league_reads.league_with_version(slug)
@@ -168,9 +184,7 @@ def matches(request: HttpRequest) -> HttpResponse:
             "filter": f,
             "next_url": next_url,
             "statuses": MatchStatus.values,
-            "leagues": League.objects.filter(challenge_rules__isnull=True)
-            .order_by("name")
-            .values_list("slug", "name"),
+            "leagues": League.objects.listed().order_by("name").values_list("slug", "name"),
         },
     )
 
@@ -198,6 +212,7 @@ def match(request: HttpRequest, pk: int) -> HttpResponse:
         "leaderboard/match.html",
         {
             "match": obj,
+            "league_mark": league_marks.mark_of(obj.league.slug),
             "seats": seats,
             "teams": teams,
             "replay_state": state,
@@ -235,9 +250,9 @@ def leagues(request: HttpRequest) -> HttpResponse:
 
 
 def head_to_head(request: HttpRequest, slug: str, name: str, opponent: str) -> HttpResponse:
-    found = League.objects.filter(slug=slug).first()
-    if found is None:
-        return not_found(request, f"There is no league {slug!r}.")
+    found = page_league_or_error(request, slug)
+    if isinstance(found, HttpResponse):
+        return found
     bots = {b.name: b for b in Bot.objects.filter(name__in=[name, opponent])}
     for n in (name, opponent):
         if n not in bots:

@@ -1,5 +1,6 @@
-"""The notification tasks (``arena.notify``): one delivery's attempt, and the sweeper that
-beat runs every ``NOTIFY_SWEEP_EVERY_S`` (also ``manage.py notify sweep``)."""
+"""The notification tasks (``arena.notify``): one delivery's attempt, the sweeper that
+beat runs every ``NOTIFY_SWEEP_EVERY_S`` (also ``manage.py notify sweep``), and the hourly
+cleanup of events older than ``NOTIFY_RETENTION_DAYS`` (also ``manage.py notify cleanup``)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,15 @@ def sweep() -> int:
     ids = due()
     send(ids)
     return len(ids)
+
+
+@app.task(name="arena.notify_cleanup", soft_time_limit=300, time_limit=360, ignore_result=True)
+def cleanup() -> int:
+    """Delete the events past their retention whose deliveries are over, in bounded
+    batches (``arena.notify.retention``); the rest of a backlog waits for the next run."""
+    from arena.notify.retention import cleanup as delete_old
+
+    return delete_old()
 
 
 def send(delivery_ids: list[int]) -> None:

@@ -12,6 +12,8 @@ from arena.models.leagues import (
     LeagueMode,
     LeagueStatus,
     SeedField,
+    has_page_q,
+    listed_q,
 )
 from arena.models.matches import (
     Match,
@@ -34,6 +36,8 @@ __all__ = [
     "LeagueMode",
     "LeagueStatus",
     "SeedField",
+    "has_page_q",
+    "listed_q",
     "Match",
     "MatchEndReason",
     "MatchReplay",

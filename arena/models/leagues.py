@@ -6,6 +6,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models import Q
 
 from arena.deals import SEED_DIGITS
 from arena.models.bots import Bot
@@ -74,6 +75,38 @@ class SeedField(models.CharField):  # type: ignore[type-arg]
         if number < 0:
             raise ValueError("a seed is not negative")
         return str(number)
+
+
+# ------------------------------------------------------------------ which leagues show where
+#
+# The one rule for the leagues that lists leave out (docs/rulings.md, "Hidden leagues"):
+# - a league of its own (neither below) is *listed*: league lists, standings, ratings, the
+#   bot index and the match filter's choices are of listed leagues only;
+# - an event's league (``League.tournament``, ``arena.events``) is listed under /events/,
+#   not with the leagues and not in a bot's ratings; its pages stay (``has_page``) and its
+#   games show on bots' pages marked with the event;
+# - a challenge league (``League.challenge_rules``, ``arena.challenges``) is unrated and
+#   has no page at all (its pages answer 404 saying so); its games show everywhere a bot's
+#   games do, marked as requested.
+
+
+def listed_q(prefix: str = "") -> Q:
+    """The listed leagues, as a filter (``prefix``: the path to the league, e.g.
+    ``"league__"`` for a rating row)."""
+    return Q(**{f"{prefix}challenge_rules__isnull": True, f"{prefix}tournament__isnull": True})
+
+
+def has_page_q(prefix: str = "") -> Q:
+    """The leagues that have public pages: every league but a challenge league."""
+    return Q(**{f"{prefix}challenge_rules__isnull": True})
+
+
+class LeagueQuerySet(models.QuerySet["League"]):
+    def listed(self) -> LeagueQuerySet:
+        return self.filter(listed_q())
+
+    def with_pages(self) -> LeagueQuerySet:
+        return self.filter(has_page_q())
 
 
 class League(models.Model):
@@ -149,6 +182,8 @@ class League(models.Model):
         max_length=16, choices=LeagueStatus.choices, default=LeagueStatus.ACTIVE
     )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = LeagueQuerySet.as_manager()
 
     class Meta:
         ordering = ["name"]

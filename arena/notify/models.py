@@ -15,9 +15,11 @@ from django.db import models
 
 
 class EventKind(models.TextChoices):
-    #: a match charged one of the bot's faults (timeout, crash, no-show, ...)
+    #: a match charged one of the bot's faults (timeout, crash, no-show, ...) that did not
+    #: forfeit it (the league's fault policy aborted the match instead)
     FAULT = "fault", "faulted"
-    #: ... and the bot lost the match by forfeit for it
+    #: the bot lost the match by forfeit for one of its faults (the event names the cause;
+    #: no ``fault`` event is told of it too, and subscribers of ``fault`` hear of it)
     FORFEIT = "forfeit", "charged a forfeit"
     #: a remote bot is not connected while matches of its wait for it
     OFFLINE_WAITING = "offline_waiting", "offline with matches waiting"

@@ -15,6 +15,7 @@ from django.utils.module_loading import import_string
 
 from arena import signals
 from arena.models import Bot
+from arena.notify import retention
 from arena.notify.models import Channel, Delivery, DeliveryState, Event, EventKind, Subscription
 from arena.notify.texts import summary
 
@@ -28,10 +29,20 @@ KINDS = frozenset(k.value for k in EventKind)
 #: (a hosted bot's: its stream is the bot host's, which plays and tells its code nothing)
 STREAM_KINDS = frozenset({EventKind.CHALLENGE, EventKind.SEASON_ENDED, EventKind.FORFEIT})
 
+#: a kind that a subscription to another kind hears of as well: a forfeit is the fault
+#: that lost the match, told once (``sources.match_faults``), so "tell me of faults" hears it
+ALSO_FOR: dict[str, frozenset[str]] = {EventKind.FORFEIT.value: frozenset({EventKind.FAULT.value})}
+
+
+def subscribed(kind: str, kinds: Sequence[str]) -> bool:
+    """Whether a subscription to ``kinds`` is told of an event of ``kind``."""
+    return kind in kinds or not ALSO_FOR.get(kind, frozenset()).isdisjoint(kinds)
+
 
 def emit(bot_id: int, kind: str, payload: dict[str, Any], *, key: str | None = None) -> None:
     """Record the event (one per ``key``, when given) and a delivery per subscription of
-    the bot to ``kind``; the deliveries are sent after the caller's transaction commits.
+    the bot to ``kind`` (or to a kind that hears of it: ``ALSO_FOR``); the deliveries are
+    sent after the caller's transaction commits.
 
     Never raises for a failure of its own (it runs inside results and checks that must
     not be undone by a notification): the failure is logged, and its savepoint rolled
@@ -47,6 +58,8 @@ def emit(bot_id: int, kind: str, payload: dict[str, Any], *, key: str | None = N
     told = event is not None and kind in STREAM_KINDS
     if told or ids:
         transaction.on_commit(lambda: _committed(event if told else None, ids))
+    if not retention.ensured():
+        transaction.on_commit(retention.ensure_cleanup_once)
 
 
 def _committed(event: Event | None, ids: list[int]) -> None:
@@ -73,7 +86,7 @@ def _record(
         bot_id=bot_id, kind=kind, payload={"bot": bot["name"], **payload}, created_at=now,
         key=key,
     )  # fmt: skip
-    subs = [s for s in Subscription.objects.filter(bot_id=bot_id) if kind in s.kinds]
+    subs = [s for s in Subscription.objects.filter(bot_id=bot_id) if subscribed(kind, s.kinds)]
     rows = [
         Delivery(
             event=event,

@@ -1,5 +1,5 @@
 """The arena's events that owners hear of, each emitted where it happens (in that
-transaction): a match's faults and forfeits (``arena.services.results``), a remote bot
+transaction): a match's fault or forfeit (``arena.services.results``), a remote bot
 absent while its matches wait (``arena.services.claims.do_retry_no_show`` on the workers,
 ``arena.adapters.play.roundplay`` in embedded mode), a version's check and a version test
 (``arena.hosting.services``, ``arena.adapters.bothost.versiontest``), and a season's end
@@ -24,8 +24,10 @@ if TYPE_CHECKING:  # (the hosting app's rows are typed Any: it imports this modu
 
 
 def match_faults(written: Iterable[tuple[Match, list[Participation], int]]) -> None:
-    """For each result written (match, its seats, the attempt): a ``fault`` event per seat
-    charged a fault, and a ``forfeit`` too when the match ended by forfeit."""
+    """For each result written (match, its seats, the attempt): one event per seat charged
+    a fault: ``forfeit`` when the match ended by forfeit (it names the cause: a no-show, a
+    timeout, ...), else ``fault`` (a fault the league's policy did not forfeit). Never
+    both for one incident; a subscription to ``fault`` hears of forfeits too (``outbox``)."""
     for match, parts, attempt in written:
         for p in parts:
             if not p.fault_cause or p.bot.kind == BotKind.HOUSE:
@@ -38,10 +40,11 @@ def match_faults(written: Iterable[tuple[Match, list[Participation], int]]) -> N
                 "seat": p.seat,
                 "path": f"/matches/{match.pk}/",
             }
-            emit(p.bot_id, "fault", payload, key=f"fault:{match.pk}:{attempt}:{p.seat}")
             if match.end_reason == MatchEndReason.FORFEIT:
                 forfeit = {**payload, "rating_change": _float(p.rating_change)}
                 emit(p.bot_id, "forfeit", forfeit, key=f"forfeit:{match.pk}:{attempt}:{p.seat}")
+            else:
+                emit(p.bot_id, "fault", payload, key=f"fault:{match.pk}:{attempt}:{p.seat}")
 
 
 def _float(x: object) -> float | None:

@@ -13,7 +13,7 @@ from django.utils import timezone
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
 from arena.models import Bot
-from arena.notify import signing, webhooks
+from arena.notify import retention, signing, webhooks
 from arena.notify.models import Channel, Delivery, EventKind, OwnerSecret, Subscription
 
 if TYPE_CHECKING:
@@ -74,6 +74,7 @@ def do_subscribe(
         bot=bot, channel=channel, defaults={"kinds": checked, "url": url}
     )
     ensure_sweeper()
+    retention.ensure_cleanup()
     if channel == Channel.WEBHOOK and not OwnerSecret.objects.filter(owner=user).exists():
         return do_rotate_secret(user)
     return None

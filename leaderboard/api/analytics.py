@@ -11,6 +11,7 @@ from arena.services import owned_bots as svc
 from leaderboard.api import serializers as s
 from leaderboard.api.base import ArenaView, fields_of
 from leaderboard.api.views import ERRORS
+from leaderboard.league_marks import page_league
 from leaderboard.reads import analytics as analytics_reads
 
 
@@ -36,7 +37,7 @@ class BotAnalyticsView(ArenaView):
         league = None
         slug = params.validated_data.get("league")
         if slug:
-            league = svc.find_league(slug)
+            league = page_league(slug)
         # as the bot page: a mirrored pair's game that is not out yet is not counted
         view = (
             analytics_reads.shown_bot_analytics(bot, league)

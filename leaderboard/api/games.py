@@ -11,10 +11,11 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.request import Request
 
-from arena.models import Bot, League
+from arena.models import Bot
 from arena.services import gamedb
 from leaderboard.api.base import ArenaView
 from leaderboard.api.views import ERRORS
+from leaderboard.league_marks import page_league
 
 SLUG = re.compile(r"[-a-zA-Z0-9_]{1,80}")
 NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
@@ -56,9 +57,7 @@ class Games(ArenaView):
         if slug is not None:
             if not SLUG.fullmatch(slug):
                 raise ValidationError({"league": ["league must be a league's slug"]})
-            league = League.objects.filter(slug=slug).first()
-            if league is None:
-                raise NotFound(f"no league {slug!r}")
+            league = page_league(slug)
         bot = params.get("bot")
         if bot is not None:
             if not NAME.fullmatch(bot):

@@ -11,9 +11,9 @@ from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from arena.services import owned_bots as svc
 from leaderboard.api.base import ArenaView
 from leaderboard.api.views import ERRORS
+from leaderboard.league_marks import page_league
 from leaderboard.reads import seasons as season_reads
 
 
@@ -81,14 +81,14 @@ class SeasonSerializer(SeasonSummarySerializer):
 class Seasons(ArenaView):
     @extend_schema(responses={200: SeasonSummarySerializer(many=True), **ERRORS})
     def get(self, request: Request, slug: str) -> Response:
-        league = svc.find_league(slug)
+        league = page_league(slug)
         return Response([season_reads.season_summary(s) for s in season_reads.seasons_of(league)])
 
 
 class SeasonDetail(ArenaView):
     @extend_schema(responses={200: SeasonSerializer, **ERRORS})
     def get(self, request: Request, slug: str, number: int) -> Response:
-        league = svc.find_league(slug)
+        league = page_league(slug)
         found = season_reads.find_season(league, number)
         if found is None:
             raise NotFound(f"league {league.name} has no season {number}")

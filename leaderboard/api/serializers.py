@@ -93,6 +93,12 @@ class SeatSummarySerializer(serializers.Serializer):
 class MatchSummarySerializer(serializers.Serializer):
     id = serializers.IntegerField()
     league = serializers.CharField()
+    played_in = serializers.ChoiceField(
+        choices=["league", "event", "challenge"],
+        help_text="league: a listed league; event: a tournament's own league (its page is "
+        "the event's); challenge: a requested game (a challenge or sparring run), unrated, "
+        "whose league has no page",
+    )
     round = serializers.IntegerField()
     status = serializers.ChoiceField(choices=MatchStatus.choices)
     created_at = serializers.DateTimeField()

@@ -23,11 +23,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 
-from arena.models import Bot, BotKind, League, LeagueFormat
+from arena.models import Bot, BotKind, League, LeagueFormat, listed_q
 from arena.ratings.models import LiveRating
 from arena.services import owned_bots as svc
 from avenue_sdk.viewer.frames import SPECTATOR
-from leaderboard import replays
+from leaderboard import league_marks, replays
 from leaderboard.api import serializers as s
 from leaderboard.api.auth import issue_api_key, revoke_api_key
 from leaderboard.api.base import ArenaView, fields_of
@@ -82,7 +82,7 @@ class LeagueList(ArenaView):
 
 
 def _league(slug: str) -> League:
-    return svc.find_league(slug)
+    return league_marks.page_league(slug)
 
 
 class LeagueDetail(ArenaView):
@@ -146,8 +146,8 @@ def _bots_with_ratings() -> Any:
     return Bot.objects.select_related("owner").prefetch_related(
         Prefetch(
             "live_ratings",
-            # challenge leagues are unrated and hidden (arena.challenges)
-            LiveRating.objects.filter(league__challenge_rules__isnull=True)
+            # a bot's ratings are its listed leagues' (arena.models.leagues)
+            LiveRating.objects.filter(listed_q("league__"))
             .select_related("league")
             .order_by("league"),
         )

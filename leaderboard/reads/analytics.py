@@ -116,7 +116,8 @@ def shown_bot_analytics_all(bot: Bot) -> BotAnalyticsView:
     overall = Analytics(None)
     by_opponent: dict[str, Analytics] = {}
     held = False
-    for league in League.objects.filter(pk__in=league_ids.distinct()).order_by("pk"):
+    # a challenge league's games are requested ones, not the bot's record (arena.models.leagues)
+    for league in League.objects.with_pages().filter(pk__in=league_ids.distinct()).order_by("pk"):
         view = shown_bot_analytics(bot, league)
         held = held or view.held
         overall.add(view.overall)

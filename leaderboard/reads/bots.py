@@ -11,13 +11,22 @@ from typing import Any, TypeVar
 
 from django.core.cache import cache
 from django.db import DEFAULT_DB_ALIAS, connection
-from django.db.models import Model, Sum
+from django.db.models import Count, Model, Sum
 
 from arena.adapters.relay import RelayError, runner_relay
 from arena.analytics.models import BotAnalytics
-from arena.challenges.models import ChallengeLeague
 from arena.hosting.models import CodeVersion
-from arena.models import Bot, BotKind, BotVersion, Entry, League, Match, MatchStatus, Participation
+from arena.models import (
+    Bot,
+    BotKind,
+    BotVersion,
+    Entry,
+    League,
+    Match,
+    MatchStatus,
+    Participation,
+    has_page_q,
+)
 from arena.ratings.models import BatchRating, LiveRating, VersionFit, VersionRating
 from arena.seasons.models import SeasonStanding
 from leaderboard.reads.bot_stats import LeagueStats, league_stats
@@ -177,6 +186,7 @@ def _league_ratings(bot: Bot) -> list[LeagueRating]:
     """The bot's rating rows with their leagues and fits, in one plain statement (the
     ORM's two queries cost more to compile than to answer)."""
     models = (LiveRating, League, BatchRating)
+    listed_sql, listed_params = League.objects.listed().values("id").query.sql_with_params()
     fields = [[f.attname for f in m._meta.concrete_fields] for m in models]
     columns = ", ".join(
         f"{alias}.{f.column}"
@@ -189,11 +199,11 @@ def _league_ratings(bot: Bot) -> list[LeagueRating]:
         f" LEFT JOIN {BatchRating._meta.db_table} br"
         "   ON br.league_id = lr.league_id AND br.bot_id = lr.bot_id"
         " WHERE lr.bot_id = %s"
-        # the hidden, unrated leagues of challenges (arena.challenges) are no rating
-        f" AND lr.league_id NOT IN (SELECT league_id FROM {ChallengeLeague._meta.db_table})"
+        # a bot's ratings are its listed leagues' (arena.models.leagues)
+        f" AND lr.league_id IN ({listed_sql})"
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [bot.pk])
+        cursor.execute(sql, [bot.pk, *listed_params])
         found = cursor.fetchall()
     a, b = len(fields[0]), len(fields[0]) + len(fields[1])
     # the fields that convert what the database sends (a JSON column comes as text)
@@ -324,23 +334,31 @@ def bot_summaries(bots: list[Bot]) -> list[dict[str, Any]]:
     """For a user's bot list: games and leagues per bot (2 queries) and presence."""
     ids = [b.pk for b in bots]
     games = dict(
-        LiveRating.objects.filter(bot_id__in=ids)
+        # league games (a challenge's are requested ones, counted below)
+        LiveRating.objects.filter(has_page_q("league__"), bot_id__in=ids)
         .values("bot_id")
         .annotate(n=Sum("games"))
         .values_list("bot_id", "n")
     )
     leagues: dict[int, list[str]] = defaultdict(list)
     for bot_id, name in (
-        Entry.objects.filter(bot_id__in=ids, active=True)
+        Entry.objects.filter(has_page_q("league__"), bot_id__in=ids, active=True)
         .order_by("league__name")
         .values_list("bot_id", "league__name")
     ):
         leagues[bot_id].append(name)
+    requested = dict(
+        Participation.objects.filter(~has_page_q("match__league__"), bot_id__in=ids)
+        .values("bot_id")
+        .annotate(n=Count("id"))
+        .values_list("bot_id", "n")
+    )
     presence = connected_now([b.pk for b in bots if b.kind == BotKind.REMOTE])
     return [
         {
             "bot": b,
             "games": games.get(b.pk, 0),
+            "requested": requested.get(b.pk, 0),
             "leagues": leagues.get(b.pk, []),
             "connected": presence.get(b.pk),
         }

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from django.db.models import Count, Max, Q, Sum
 
-from arena.models import Bot
+from arena.models import Bot, listed_q
 from arena.ratings.models import LiveRating
 
 #: bots listed per page of /bots/
@@ -50,7 +50,7 @@ def bot_index(query: str = "", page: int = 1) -> BotIndex:
     ids = [r[0] for r in rows[:BOTS_PER_PAGE]]
     stats = {
         s["bot_id"]: s
-        for s in LiveRating.objects.filter(bot_id__in=ids, league__challenge_rules__isnull=True)
+        for s in LiveRating.objects.filter(listed_q("league__"), bot_id__in=ids)
         .values("bot_id")
         .annotate(n=Count("league_id", distinct=True), games=Sum("games"), best=Max("rating"))
     }

@@ -21,6 +21,7 @@ from arena.models import (
     Match,
     MatchStatus,
     Round,
+    listed_q,
 )
 from arena.ratings.models import BatchRating, HeadToHead, LiveRating
 from leaderboard.crosstable import Cell, crosstable_of_wins
@@ -69,11 +70,11 @@ def next_round_at(league: League, now: datetime | None = None) -> tuple[datetime
 
 def league_summaries(*, hidden: bool = False) -> list[LeagueSummary]:
     """Every league with its counts: 3 grouped queries (not one per league). ``hidden``:
-    with the leagues that lists leave out, the challenges' unrated leagues
-    (``arena.challenges``) and each tournament's own league (``arena.events``)."""
+    with the leagues that lists leave out (``arena.models.leagues``: the challenges'
+    unrated leagues and each tournament's own league)."""
     found = League.objects.select_related("schedule__interval", "schedule__crontab")
     if not hidden:
-        found = found.filter(challenge_rules__isnull=True, tournament__isnull=True)
+        found = found.filter(listed_q())
     leagues = list(found.order_by("status", "name"))
     entries = dict(
         Entry.objects.filter(active=True)

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from arena import names
 from arena.models import Bot, League, Match, MatchReplay, MatchStatus, Participation
+from leaderboard.league_marks import mark_of
 from leaderboard.replays import withheld_ids, withhold, withhold_summary
 
 DEFAULT_LIMIT = 50
@@ -211,8 +212,8 @@ def _summaries(ids: list[int]) -> dict[int, dict[str, Any]]:
         )  # fmt: skip
     return {
         pk: {
-            "id": pk, "league": league, "round": number, "status": status,
-            "created_at": created.isoformat(), "started_at": _iso(started),
+            "id": pk, "league": league, "played_in": mark_of(league).kind, "round": number,
+            "status": status, "created_at": created.isoformat(), "started_at": _iso(started),
             "finished_at": _iso(finished), "winner_team": winner, "end_reason": reason or None,
             "turns": turns, "rated": rated, "withheld": False, "seats": seats[pk],
         }
@@ -222,7 +223,7 @@ def _summaries(ids: list[int]) -> dict[int, dict[str, Any]]:
 
 
 def _summary_key(pk: int, finished: datetime) -> str:
-    return f"matchsummary:v1:{pk}:{finished.timestamp()}"
+    return f"matchsummary:v2:{pk}:{finished.timestamp()}"
 
 
 def match_summaries(f: MatchFilter) -> tuple[list[dict[str, Any]], int | None]:
@@ -265,6 +266,7 @@ def match_summary(m: Match) -> dict[str, Any]:
     return {
         "id": m.pk,
         "league": m.league.slug,
+        "played_in": mark_of(m.league.slug).kind,
         "round": m.round.number,
         "status": m.status,
         "created_at": m.created_at.isoformat(),

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from arena import notify
 from arena.models import BotKind
-from arena.notify import delivery, signing
+from arena.notify import delivery, retention, signing
 from arena.notify.models import Delivery, DeliveryState, Event
 from arena.notify.subscriptions import NotifyError, do_rotate_secret, do_subscribe, secret_of
 from arena.services.bots import create_bot
@@ -29,7 +29,9 @@ pytestmark = [pytest.mark.services, pytest.mark.django_db]
 
 def test_an_event_is_recorded_with_a_delivery_per_matching_subscription(
     django_capture_on_commit_callbacks,  # noqa: ANN001 - pytest-django's fixture
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr(retention, "_ensured", True)  # the cleanup's entry is made: no callback
     owner = make_owner()
     bot = make_bot(owner)
     do_subscribe(owner, bot, "webhook", ["fault", "forfeit"], "http://127.0.0.1:9/hook")

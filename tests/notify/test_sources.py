@@ -1,5 +1,5 @@
-"""Each source the arena has emits its event in its own transaction: a match's fault and
-forfeit (a real no-show, the runner and the result writer), a remote bot absent while its
+"""Each source the arena has emits its event in its own transaction: a match's forfeit (a
+real no-show, the runner and the result writer), a remote bot absent while its
 match waits (the no-show retry), a version's check, a version test's end, a season's end."""
 
 from __future__ import annotations
@@ -52,19 +52,23 @@ def _absent_bot_league(**options: object) -> tuple[League, int, int]:
     return league, bot.pk, match.pk
 
 
-def test_a_no_show_forfeit_emits_a_fault_and_a_forfeit() -> None:
+def test_a_no_show_forfeit_is_told_once_as_a_forfeit_that_names_the_no_show() -> None:
     _, bot_id, match_id = _absent_bot_league(no_show_retries=0)
+    bot = Bot.objects.select_related("owner").get(pk=bot_id)
+    assert bot.owner is not None
+    # a subscription to faults only hears of the forfeit too (one incident, one event)
+    do_subscribe(bot.owner, bot, "email", ["fault"])
     assert play_match(match_id, relay_factory=_relay) is PlayOutcome.FINISHED
-    events = {e.kind: e for e in Event.objects.filter(bot_id=bot_id)}
-    assert set(events) == {"fault", "forfeit"}
-    fault = events["fault"].payload
-    assert (fault["match"], fault["cause"]) == (match_id, "no_show")
-    assert fault["path"] == f"/matches/{match_id}/"
-    assert events["forfeit"].payload["rating_change"] is not None
-    assert Delivery.objects.filter(event__bot_id=bot_id, channel="email").count() == 2
-    assert summary("fault", fault).endswith(f"match {match_id} charged a fault (no-show)")
+    (event,) = Event.objects.filter(bot_id=bot_id)
+    assert event.kind == "forfeit"
+    forfeit = event.payload
+    assert (forfeit["match"], forfeit["cause"]) == (match_id, "no_show")
+    assert forfeit["path"] == f"/matches/{match_id}/"
+    assert forfeit["rating_change"] is not None
+    assert list(Delivery.objects.filter(event=event).values_list("channel", flat=True)) == ["email"]
+    assert summary("forfeit", forfeit).endswith(f"lost match {match_id} by forfeit (no-show)")
     # the house bot that won has no owner: nobody told
-    assert Event.objects.count() == 2
+    assert Event.objects.count() == 1
 
 
 def test_a_no_show_retry_tells_the_owner_its_matches_wait_once_per_window() -> None:
