@@ -143,13 +143,15 @@ class Command(BaseCommand):
         self.stdout.write(f"withdrew {bot.name} from {league.name}")
 
     def do_list(self, o: dict[str, Any]) -> None:
-        rows = League.objects.annotate(n_rounds=Count("rounds", distinct=True)).order_by("name")
-        for league in rows:
+        rounds = dict(
+            League.objects.annotate(n=Count("rounds", distinct=True)).values_list("pk", "n")
+        )
+        for league in League.objects.order_by("name"):
             entries = Entry.objects.filter(league=league, active=True).count()
             spec = svc.schedule_of(league)
             self.stdout.write(
                 f"{league.slug:<24} {league.status:<8} {league.mode:<8} {league.seats} seats  "
-                f"{entries:>3} entries  {league.n_rounds:>3} rounds  {self._format(league)}  "
+                f"{entries:>3} entries  {rounds[league.pk]:>3} rounds  {self._format(league)}  "
                 f"{spec.describe() if spec else 'by hand'}"
             )
 
