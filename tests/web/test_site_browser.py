@@ -308,8 +308,20 @@ def test_token_page_copies_and_a_reload_does_not_post_again(browser: Any, live_s
         pg.click("#create-bot button")
         token = pg.inner_text("#token").strip()
         assert "/downloads/agent-avenue-sdk.tar.gz" in pg.inner_text("#run-lines")
+        # the page's script has run (its listener is on the button) before the click, and
+        # the label's changes are recorded as they happen: "Copied" shows for 2 s only,
+        # which a poll from here can miss on a loaded machine
+        pg.wait_for_load_state("load")
+        pg.evaluate(
+            """() => {
+              const b = document.querySelector('#copy-token');
+              window.copyLabels = [];
+              new MutationObserver(() => window.copyLabels.push(b.textContent))
+                .observe(b, {childList: true, characterData: true, subtree: true});
+            }"""
+        )
         pg.click("#copy-token")
-        until(pg, "document.querySelector('#copy-token').textContent === 'Copied'")
+        until(pg, "window.copyLabels.includes('Copied')")
         assert pg.evaluate("navigator.clipboard.readText()") == token
         shot(pg, "token-copied")
         posts: list[str] = []
