@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import psycopg
@@ -17,13 +15,10 @@ from arena.models import Entry, League
 from arena.seasons.models import Placement
 from arena.seasons.placement import do_place_newcomers
 from tests.leagues.conftest import Cluster, database_url, wait_for
-from tests.seasons.helpers import play_round
+from tests.seasons.helpers import lock_waiters, play_round, step_process, until_stopped
 from tests.seasons.test_placement_flow import provisional_league
 
 pytestmark = [pytest.mark.services, pytest.mark.processes]
-
-HERE = Path(__file__).resolve().parent
-SCRIPT = str(HERE / "place_in_process.py")
 
 
 def _due_league(name: str) -> tuple[League, list[int]]:
@@ -44,14 +39,6 @@ def _state(league: League) -> tuple[dict[int, int | None], list[tuple[int, int]]
     return divisions, rows
 
 
-def _lock_waiters(conn: psycopg.Connection) -> int:
-    row = conn.execute(
-        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-        "AND wait_event_type = 'Lock'"
-    ).fetchone()
-    return 0 if row is None else int(row[0])
-
-
 def test_two_processes_racing_place_each_newcomer_once(cluster: Cluster, tmp_path: Path) -> None:
     league, newcomers = _due_league("Placement raced")
     barrier = tmp_path / "go"
@@ -59,14 +46,7 @@ def test_two_processes_racing_place_each_newcomer_once(cluster: Cluster, tmp_pat
     holder = psycopg.connect(database_url())
     watcher = psycopg.connect(database_url(), autocommit=True)
     procs = [
-        subprocess.Popen(
-            [sys.executable, SCRIPT, str(league.pk), "--barrier", str(barrier)],
-            env=cluster.env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )  # fmt: skip
-        for _ in range(2)
+        step_process(cluster.env, "place", league.pk, "--barrier", str(barrier)) for _ in range(2)
     ]
     try:
         for p in procs:
@@ -74,7 +54,7 @@ def test_two_processes_racing_place_each_newcomer_once(cluster: Cluster, tmp_pat
             assert p.stdout.readline().strip() == "ready"
         holder.execute("SELECT id FROM arena_league WHERE id = %s FOR UPDATE", [league.pk])
         barrier.touch()
-        wait_for(lambda: _lock_waiters(watcher) >= 2, 120, "both processes at the lock")
+        wait_for(lambda: lock_waiters(watcher) >= 2, 120, "both processes at the lock")
         holder.rollback()
         outputs = [p.communicate(timeout=120)[0] for p in procs]
     finally:
@@ -99,18 +79,9 @@ def test_a_process_killed_midway_leaves_the_newcomers_to_be_placed_once(
 ) -> None:
     league, newcomers = _due_league(f"Placement killed {step}")
     before = _state(league)
-    proc = subprocess.Popen(
-        [sys.executable, SCRIPT, str(league.pk), "--stop-at", step],
-        env=cluster.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
+    proc = step_process(cluster.env, "place", league.pk, "--stop-at", step)
     try:
-        assert proc.stdout is not None
-        lines = []
-        for line in proc.stdout:
-            lines.append(line)
-            if line.strip() == "stopped":
-                break
-        assert lines and lines[-1].strip() == "stopped", "".join(lines)
+        until_stopped(proc)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(30)
     finally:
@@ -119,7 +90,7 @@ def test_a_process_killed_midway_leaves_the_newcomers_to_be_placed_once(
             proc.wait(30)
     watcher = psycopg.connect(database_url(), autocommit=True)
     try:
-        wait_for(lambda: _lock_waiters(watcher) == 0, 30, "the killed transaction to end")
+        wait_for(lambda: lock_waiters(watcher) == 0, 30, "the killed transaction to end")
     finally:
         watcher.close()
     assert _state(league) == before  # nothing placed

@@ -7,8 +7,6 @@ import json
 import os
 import re
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import psycopg
@@ -18,12 +16,17 @@ from arena.models import Entry, League
 from arena.seasons.ending import do_end_due_seasons
 from arena.seasons.models import Season, SeasonStanding, SeasonStatus
 from tests.leagues.conftest import Cluster, database_url, wait_for
-from tests.seasons.helpers import play_round, running, season_league
+from tests.seasons.helpers import (
+    lock_waiters,
+    play_round,
+    running,
+    season_league,
+    step_process,
+    until_stopped,
+)
 from workers.tasks import end_due_seasons
 
 pytestmark = [pytest.mark.services, pytest.mark.processes]
-
-HERE = Path(__file__).resolve().parent
 
 
 def _due_league(name: str) -> League:
@@ -53,14 +56,6 @@ def _league_locked(league: League) -> bool:
         return False
 
 
-def _lock_waiters(conn: psycopg.Connection) -> int:
-    row = conn.execute(
-        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-        "AND wait_event_type = 'Lock'"
-    ).fetchone()
-    return 0 if row is None else int(row[0])
-
-
 def test_two_workers_racing_end_the_season_once(cluster: Cluster) -> None:
     league = _due_league("Raced")
     before = _state(league)
@@ -73,7 +68,7 @@ def test_two_workers_racing_end_the_season_once(cluster: Cluster) -> None:
         holder.execute("SELECT id FROM arena_league WHERE id = %s FOR UPDATE", [league.pk])
         end_due_seasons.delay(league.pk)
         end_due_seasons.delay(league.pk)
-        wait_for(lambda: _lock_waiters(watcher) >= 2, 60, "both workers waiting on the lock")
+        wait_for(lambda: lock_waiters(watcher) >= 2, 60, "both workers waiting on the lock")
         holder.rollback()
     finally:
         holder.close()
@@ -101,18 +96,9 @@ def test_a_process_killed_midway_leaves_the_season_to_end_once(cluster: Cluster,
     league = _due_league(f"Killed {step}")
     season = running(league)
     before = _state(league)
-    proc = subprocess.Popen(
-        [sys.executable, str(HERE / "end_in_process.py"), str(season.pk), "--stop-at", step],
-        env=cluster.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
+    proc = step_process(cluster.env, "end", season.pk, "--stop-at", step)
     try:
-        assert proc.stdout is not None
-        lines = []
-        for line in proc.stdout:
-            lines.append(line)
-            if line.strip() == "stopped":
-                break
-        assert lines and lines[-1].strip() == "stopped", "".join(lines)
+        until_stopped(proc)
         # the fit runs before the league row is locked; the end's writes hold it
         assert _league_locked(league) == (step != "fit")
         os.kill(proc.pid, signal.SIGKILL)
@@ -125,7 +111,7 @@ def test_a_process_killed_midway_leaves_the_season_to_end_once(cluster: Cluster,
     watcher = psycopg.connect(database_url(), autocommit=True)
     try:
         # the killed backend's transaction is gone once PostgreSQL noticed the closed socket
-        wait_for(lambda: _lock_waiters(watcher) == 0, 30, "the killed transaction to end")
+        wait_for(lambda: lock_waiters(watcher) == 0, 30, "the killed transaction to end")
     finally:
         watcher.close()
     assert _state(league) == before
@@ -143,20 +129,7 @@ def test_two_processes_let_go_at_once_end_the_season_once(cluster: Cluster, tmp_
     before = _state(league)
     barrier = tmp_path / "go"
     procs = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                str(HERE / "end_in_process.py"),
-                str(season.pk),
-                "--barrier",
-                str(barrier),
-            ],
-            env=cluster.env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )  # fmt: skip
-        for _ in range(2)
+        step_process(cluster.env, "end", season.pk, "--barrier", str(barrier)) for _ in range(2)
     ]
     try:
         for p in procs:  # both set up and waiting
