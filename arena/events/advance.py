@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
-from django_celery_beat.models import IntervalSchedule, PeriodicTask
+from django_celery_beat.models import PeriodicTask
 
+from arena.beat import ensure_interval_entry
 from arena.dispatch import dispatcher, enqueue_round
 from arena.events import results
 from arena.events.models import Bye, Entrant, Tournament, TournamentFormat, TournamentStatus
@@ -118,14 +119,7 @@ def do_start(t: Tournament, *, enqueue: bool = True) -> Advanced:
 
 def ensure_beat() -> PeriodicTask:
     """The beat entry that moves running events on when a hook was missed (idempotent)."""
-    interval, _ = IntervalSchedule.objects.get_or_create(
-        every=ADVANCE_EVERY_S, period=IntervalSchedule.SECONDS
-    )
-    task, _ = PeriodicTask.objects.get_or_create(
-        name=ADVANCE_TASK_NAME,
-        defaults={"task": ADVANCE_TASK, "interval": interval, "kwargs": "{}"},
-    )
-    return task
+    return ensure_interval_entry(ADVANCE_TASK_NAME, ADVANCE_TASK, ADVANCE_EVERY_S)
 
 
 # ------------------------------------------------------------------ advance

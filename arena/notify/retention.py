@@ -18,8 +18,9 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
-from django_celery_beat.models import IntervalSchedule, PeriodicTask
+from django_celery_beat.models import PeriodicTask
 
+from arena.beat import ensure_interval_entry
 from arena.notify.models import Delivery, DeliveryState, Event
 
 CLEANUP_ENTRY = "notify: delete old events"
@@ -67,16 +68,7 @@ def cleanup(now: datetime | None = None, max_batches: int = MAX_BATCHES) -> int:
 
 def ensure_cleanup() -> PeriodicTask:
     """The beat entry that deletes old events every ``CLEANUP_EVERY_S`` (idempotent)."""
-    interval, _ = IntervalSchedule.objects.get_or_create(
-        every=CLEANUP_EVERY_S, period=IntervalSchedule.SECONDS
-    )
-    task, _ = PeriodicTask.objects.get_or_create(
-        name=CLEANUP_ENTRY, defaults={"task": CLEANUP_TASK, "interval": interval, "kwargs": "{}"}
-    )
-    if task.interval_id != interval.pk:
-        task.interval = interval
-        task.save(update_fields=["interval"])
-    return task
+    return ensure_interval_entry(CLEANUP_ENTRY, CLEANUP_TASK, CLEANUP_EVERY_S)
 
 
 _ensured = False

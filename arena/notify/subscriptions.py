@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
-from django_celery_beat.models import IntervalSchedule, PeriodicTask
+from django_celery_beat.models import PeriodicTask
 
+from arena.beat import ensure_interval_entry
 from arena.models import Bot
 from arena.notify import retention, signing, webhooks
 from arena.notify.models import Channel, Delivery, EventKind, OwnerSecret, Subscription
@@ -105,13 +106,4 @@ def delivery_log(bot: Bot, limit: int = 30) -> list[Delivery]:
 
 def ensure_sweeper() -> PeriodicTask:
     """The beat entry that sends due deliveries every ``NOTIFY_SWEEP_EVERY_S`` (idempotent)."""
-    interval, _ = IntervalSchedule.objects.get_or_create(
-        every=settings.NOTIFY_SWEEP_EVERY_S, period=IntervalSchedule.SECONDS
-    )
-    task, _ = PeriodicTask.objects.get_or_create(
-        name=SWEEP_ENTRY, defaults={"task": SWEEP_TASK, "interval": interval, "kwargs": "{}"}
-    )
-    if task.interval_id != interval.pk:
-        task.interval = interval
-        task.save(update_fields=["interval"])
-    return task
+    return ensure_interval_entry(SWEEP_ENTRY, SWEEP_TASK, settings.NOTIFY_SWEEP_EVERY_S)

@@ -14,8 +14,9 @@ from decimal import Decimal
 
 from django.db import transaction
 from django.utils import timezone
-from django_celery_beat.models import IntervalSchedule, PeriodicTask
+from django_celery_beat.models import PeriodicTask
 
+from arena.beat import ensure_interval_entry
 from arena.models import Entry, League, Round, RoundStatus
 from arena.ratings.models import BatchRating, LiveRating
 from arena.seasons.models import (
@@ -146,14 +147,7 @@ SEASON_CHECK_EVERY_S = 10
 
 def ensure_season_check() -> PeriodicTask:
     """The beat entry that checks for due seasons every ``SEASON_CHECK_EVERY_S``."""
-    interval, _ = IntervalSchedule.objects.get_or_create(
-        every=SEASON_CHECK_EVERY_S, period=IntervalSchedule.SECONDS
-    )
-    task, _ = PeriodicTask.objects.get_or_create(
-        name=SEASON_TASK_NAME,
-        defaults={"task": "arena.end_due_seasons", "interval": interval, "kwargs": "{}"},
-    )
-    return task
+    return ensure_interval_entry(SEASON_TASK_NAME, "arena.end_due_seasons", SEASON_CHECK_EVERY_S)
 
 
 @transaction.atomic

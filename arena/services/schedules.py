@@ -17,6 +17,7 @@ from cronsim import CronSim, CronSimError
 from django.db import transaction
 from django_celery_beat.models import CrontabSchedule, IntervalSchedule, PeriodicTask
 
+from arena.beat import ensure_interval_entry
 from arena.models import League, LeagueStatus
 from arena.services.errors import LeagueError
 
@@ -131,19 +132,8 @@ def _beat_schedule(spec: ScheduleSpec) -> dict[str, Any]:
 
 
 def ensure_reaper() -> PeriodicTask:
-    """The beat entry that reaps every ``REAPER_EVERY_S`` (idempotent; an entry made with
-    another period by an older version is brought to this one)."""
-    interval, _ = IntervalSchedule.objects.get_or_create(
-        every=REAPER_EVERY_S, period=IntervalSchedule.SECONDS
-    )
-    task, _ = PeriodicTask.objects.get_or_create(
-        name=REAPER_TASK_NAME,
-        defaults={"task": SCHEDULE_TASK, "interval": interval, "kwargs": "{}"},
-    )
-    if task.interval_id != interval.pk:
-        task.interval = interval
-        task.save(update_fields=["interval"])
-    return task
+    """The beat entry that reaps every ``REAPER_EVERY_S``."""
+    return ensure_interval_entry(REAPER_TASK_NAME, SCHEDULE_TASK, REAPER_EVERY_S)
 
 
 @transaction.atomic
