@@ -39,7 +39,13 @@ from arena.ratings.services import fit_batch_ratings
 from arena.seasons.models import Movement, Season, SeasonSettings, SeasonStanding, SeasonStatus
 from arena.seasons.placement import place_due
 from arena.seasons.rules import by_division, next_divisions
-from arena.seasons.services import is_due, last_ratings, new_season, next_round_number
+from arena.seasons.services import (
+    is_due,
+    last_ratings,
+    new_season,
+    next_round_number,
+    rounds_complete,
+)
 from arena.seasons.table import season_table
 from arena.signals import season_ended
 
@@ -67,11 +73,17 @@ class Ended:
 def do_end_season(
     season_id: int, *, force: bool = False, between: Between | None = None
 ) -> Ended | None:
-    """End the season if it is running and due (``force``: due or not). None: it was not
-    (ended already, by this or another worker, or not due yet). See the module doc."""
+    """End the season if it is running and due (``force``: due or not, as long as no round
+    of it is still playing: ``league seasons NAME --end-now``). None: it was not (ended
+    already, by this or another worker, not due yet, or a round of it still playing).
+    See the module doc."""
     step = between or (lambda name: None)
+
+    def ready(s: Season) -> bool:
+        return s.status == SeasonStatus.RUNNING and (rounds_complete(s) if force else is_due(s))
+
     ahead = Season.objects.filter(pk=season_id).first()
-    if ahead is None or ahead.status != SeasonStatus.RUNNING or not (force or is_due(ahead)):
+    if ahead is None or not ready(ahead):
         return None
     # the fit first, outside the lock (seconds for a large league): the league's next
     # round waits for the end anyway (check_season_room), and the fit is idempotent
@@ -81,7 +93,7 @@ def do_end_season(
     with transaction.atomic():
         league = League.objects.select_for_update().get(pk=ahead.league_id)
         season = Season.objects.select_for_update().get(pk=season_id)
-        if season.status != SeasonStatus.RUNNING or not (force or is_due(season)):
+        if not ready(season):  # under the league's lock: no round starts meanwhile
             return None
         if finished_matches(league.pk) != seen:
             # a match finished or was voided since (a challenge, a rerun): fit again here

@@ -33,7 +33,9 @@ from arena.services.errors import LeagueError
 
 @dataclass(frozen=True)
 class SeasonConfig:
-    """A league's season settings (the ``league seasons`` command and the admin)."""
+    """A league's season settings: ``manage.py league seasons NAME --rounds N ...``
+    (``arena/adapters/management/league_seasons.py``) or the admin; checked by
+    ``check_season_config``, stored by ``do_configure_seasons``."""
 
     rounds_per_season: int | None = None
     seconds_per_season: int | None = None
@@ -201,9 +203,19 @@ def is_due(season: Season, now: datetime | None = None) -> bool:
     """Whether the season is over: its rounds are all complete, or its time is up and no
     round of it is still playing."""
     now = now or timezone.now()
-    rounds = Round.objects.filter(league_id=season.league_id, number__gte=season.first_round)
-    if rounds.exclude(status=RoundStatus.COMPLETE).exists():
+    if not rounds_complete(season):
         return False
+    rounds = Round.objects.filter(league_id=season.league_id, number__gte=season.first_round)
     if season.rounds is not None and rounds.count() >= season.rounds:
         return True
     return season.ends_at is not None and now >= season.ends_at
+
+
+def rounds_complete(season: Season) -> bool:
+    """Whether no round of the season is still being scheduled or played (a season ends
+    between rounds only: a round's games all belong to one season's table)."""
+    return not (
+        Round.objects.filter(league_id=season.league_id, number__gte=season.first_round)
+        .exclude(status=RoundStatus.COMPLETE)
+        .exists()
+    )

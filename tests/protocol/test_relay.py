@@ -4,6 +4,7 @@ the runner's wait that drops and counts what it was not waiting for."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import shutil
 import socket
 import subprocess
@@ -302,3 +303,56 @@ def test_inbound_messages_carry_latency_fault_side_and_stream_through_redis() ->
     gone = Inbound(InboundKind.DISCONNECTED, "7", "m", detail="bye", arena=True, conn="42")
     assert decode_inbound(encode_inbound(action)) == action
     assert decode_inbound(encode_inbound(gone)) == gone
+
+
+#: messages on a bot's channel that are not the wire format: their header not JSON, not
+#: UTF-8, not an object, a field missing or of the wrong kind
+GARBAGE = [
+    b"not json at all\npayload",
+    b"\xff\xfe\x00\n",
+    b"[1, 2, 3]\n",
+    b'"just a string"',
+    b'{"t": "d", "k": "request"}\n',
+    b'{"t": "d", "k": "no such kind", "m": "m1", "s": 0}\n',
+    b'{"t": "k", "c": "not a number"}\n',
+    b'{"t": "r"}\n',
+]
+
+
+def test_a_message_the_gateway_cannot_read_is_logged_and_the_next_ones_get_through(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    if not settings.REDIS_URL:
+        pytest.fail("needs Redis: run through `make test`")
+    prefix, url = new_prefix(), str(settings.REDIS_URL)
+    loop = LoopThread()
+    runner = RedisRunnerRelay(url, prefix)
+    client = redis.Redis.from_url(url)
+    gateway = RedisGatewayRelay(url, prefix)
+    caplog.set_level(logging.WARNING, logger="arena.adapters.relay.redis_gateway")
+    try:
+        loop.run(gateway.start())
+        sink = Sink()
+        loop.run(gateway.attach("7", sink, 1))
+        for data in GARBAGE:
+            assert client.publish(gateway.keys.bot("7"), data) == 1
+        # published after the garbage on the same channel: Redis hands them over in order
+        started = Delivery(DeliveryKind.STARTED, "m1", 0, b"hello")
+        assert runner.deliver("7", started)
+        wait_for(lambda: sink.deliveries == [started], 5, "the delivery after the garbage")
+        bad = [r for r in caplog.records if "cannot read a message" in r.getMessage()]
+        assert len(bad) == len(GARBAGE), [r.getMessage() for r in bad]
+        assert "not json at all" in bad[0].getMessage()
+        assert all(r.levelno == logging.WARNING for r in bad)
+        assert not sink.superseded and not sink.revoked and not sink.notices
+        assert gateway.stats["unreadable messages"] == len(GARBAGE)
+        # and the bot's channel goes on working
+        request = Delivery(DeliveryKind.REQUEST, "m1", 1, b"\x00\n")
+        assert runner.deliver("7", request)
+        wait_for(lambda: sink.deliveries == [started, request], 5, "the next delivery")
+    finally:
+        loop.run(gateway.stop())
+        runner.close()
+        client.close()
+        loop.close()
+        clear_prefix(prefix)

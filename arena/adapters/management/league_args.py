@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.core.management.base import CommandParser
 
-from arena.adapters.management import faults
+from arena.adapters.management import faults, league_seasons
 
 
 def add_league_arguments(parser: CommandParser) -> None:
@@ -107,6 +107,7 @@ def add_league_arguments(parser: CommandParser) -> None:
     fit.add_argument("--bootstrap", type=int, default=200)
     sub.add_parser("standings", help="print the standings").add_argument("name")
     faults.add_parsers(sub)  # faults, rerun
+    league_seasons.add_parser(sub)  # seasons
     demo = sub.add_parser("demo", help="the demo league of house bots")
     demo.add_argument(
         "--rounds", type=int, default=2, help="play until the demo league has this many rounds"

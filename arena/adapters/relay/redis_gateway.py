@@ -39,16 +39,14 @@ from arena.adapters.relay.frames import LaneDelivery, split_address
 from arena.adapters.relay.laneserver import LaneServer, LaneWriter
 from arena.adapters.relay.presence import Beacon, gateway_key
 from arena.adapters.relay.wire import (
-    DELIVERY,
     INBOX_TTL,
     NOTICE,
     REVOKED,
     SUPERSEDE,
     Keys,
-    delivery_of,
     encode_inbound,
     pack,
-    unpack,
+    read_channel_message,
 )
 
 logger = logging.getLogger(__name__)
@@ -266,20 +264,26 @@ class RedisGatewayRelay(GatewayRelay):
         route = self._routes.get(self.keys.bot_of(channel))
         if route is None:
             return
-        header, payload = unpack(data)
-        kind = header["t"]
-        if kind == DELIVERY:
-            delivery = delivery_of(header, payload)
-            self._reply_off(delivery.match_id)  # the runner went by Redis: answer there
-            route.sink.deliver(delivery)
-        elif kind == SUPERSEDE and int(str(header["c"])) > route.conn:
+        try:
+            msg = read_channel_message(data)
+        except ValueError as exc:
+            # not the wire format (another client on the channel, a version skew): drop it
+            # and go on serving the others (raising would end the listener task)
+            self.stats["unreadable messages"] += 1
+            logger.warning("relay: cannot read a message on %s (%s), dropped: %r%s", channel,
+                           exc, data[:80], "..." if len(data) > 80 else "")  # fmt: skip
+            return
+        if msg.delivery is not None:
+            self._reply_off(msg.delivery.match_id)  # the runner went by Redis: answer there
+            route.sink.deliver(msg.delivery)
+        elif msg.kind == SUPERSEDE and msg.conn > route.conn:
             route.sink.supersede("a newer connection of this bot took over")
-        elif kind == REVOKED and route.conn <= int(str(header["c"])):
+        elif msg.kind == REVOKED and route.conn <= msg.conn:
             # arena.adapters.relay.revocation: the token changed after this stream opened
-            route.sink.revoke(str(header["d"]))
-        elif kind == NOTICE:
+            route.sink.revoke(msg.detail)
+        elif msg.kind == NOTICE:
             # arena.adapters.relay.botnotices: this bot's channel, so this bot's stream
-            route.sink.notice(payload)
+            route.sink.notice(msg.payload)
 
     async def _subscription(self, command: str, bot_id: str) -> None:
         sub = self._sub

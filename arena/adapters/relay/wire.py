@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from arena.adapters.relay.base import Delivery, DeliveryKind, Inbound, InboundKind
 
@@ -94,8 +95,12 @@ def pack(header: Mapping[str, object], payload: bytes = b"") -> bytes:
 
 
 def unpack(data: bytes) -> tuple[dict[str, object], bytes]:
+    """The header and the payload; ValueError when the header is not a JSON object."""
     head, _, payload = data.partition(b"\n")
-    return json.loads(head), payload
+    header = json.loads(head)
+    if not isinstance(header, dict):
+        raise ValueError(f"the header is a JSON {type(header).__name__}, not an object")
+    return header, payload
 
 
 def encode_delivery(delivery: Delivery) -> bytes:
@@ -106,6 +111,36 @@ def encode_delivery(delivery: Delivery) -> bytes:
 def delivery_of(header: Mapping[str, object], payload: bytes) -> Delivery:
     """The delivery a ``"d"`` message carries (``unpack`` gave header and payload)."""
     return Delivery(DeliveryKind(header["k"]), str(header["m"]), int(str(header["s"])), payload)
+
+
+@dataclass(frozen=True)
+class ChannelMessage:
+    """A message on a bot's channel, read: its header type and what that type carries."""
+
+    kind: str
+    payload: bytes
+    delivery: Delivery | None = None
+    #: supersede, revoked: the stream (``{p}:conn``) it concerns
+    conn: int = 0
+    #: revoked: why
+    detail: str = ""
+
+
+def read_channel_message(data: bytes) -> ChannelMessage:
+    """ValueError when ``data`` is not the wire format (its header not a JSON object, a
+    field missing or of the wrong kind); an unknown type is read, to be ignored."""
+    header, payload = unpack(data)
+    try:
+        kind = str(header["t"])
+        return ChannelMessage(
+            kind,
+            payload,
+            delivery_of(header, payload) if kind == DELIVERY else None,
+            int(str(header["c"])) if kind in (SUPERSEDE, REVOKED) else 0,
+            str(header["d"]) if kind == REVOKED else "",
+        )
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"{type(exc).__name__} {exc}") from exc
 
 
 def encode_inbound(inbound: Inbound) -> bytes:

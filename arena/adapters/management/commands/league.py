@@ -14,6 +14,11 @@ league recompute-standings NAME [--fix]  the standings rows as shown, from the r
 league fit-ratings NAME
 league faults NAME [--hours H]        faults charged to bots, set against the arena's incidents
 league rerun NAME MATCH... | --suspects --reason TEXT   void, recompute ratings, play again
+league seasons NAME                   its season settings and running season
+league seasons NAME --rounds 10 [--seconds 7d] [--start reset|carry|soft] [--soft-factor F]
+    [--divisions N --division-size N --promote K] [--placement lowest|provisional]
+    [--placement-games N]             seasons and divisions (merged with the stored settings)
+league seasons NAME --end-now         end the running season now (once; between rounds)
 league standings NAME
 league demo [--rounds 2]              the demo league of house bots (make demo)
 """
@@ -28,7 +33,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Count
 
-from arena.adapters.management import faults
+from arena.adapters.management import faults, league_lines, league_seasons
 from arena.adapters.management.demo_seasons import end_due_seasons_here
 from arena.adapters.management.league_args import add_league_arguments
 from arena.adapters.play.roundplay import play_round_here
@@ -39,12 +44,10 @@ from arena.models import (
     League,
     LeagueFormat,
     LeagueStatus,
-    Match,
-    MatchStatus,
     Round,
     RoundStatus,
 )
-from arena.ratings.services import fit_batch_ratings, recompute_ratings, standings
+from arena.ratings.services import fit_batch_ratings, recompute_ratings
 from arena.ratings.standings import recompute_standings
 from arena.services import leagues as svc
 from arena.services.claims import PlayOutcome
@@ -58,6 +61,14 @@ QUIET_LOGGERS = (
     "arena.ratings.services",
     "celery.app.trace",
 )
+
+
+#: subcommands whose handlers are modules of their own: (options, write)
+ELSEWHERE: dict[str, Callable[[dict[str, Any], Callable[[str], object]], None]] = {
+    "faults": faults.do_faults,
+    "rerun": faults.do_rerun,
+    "seasons": league_seasons.do_seasons,
+}
 
 
 def _house_spec(name: str) -> bool:
@@ -77,7 +88,10 @@ class Command(BaseCommand):
             for name in QUIET_LOGGERS:
                 logging.getLogger(name).setLevel(logging.WARNING)
         try:
-            getattr(self, f"do_{action}")(options)
+            if action in ELSEWHERE:
+                ELSEWHERE[action](options, self.stdout.write)
+            else:
+                getattr(self, f"do_{action}")(options)
         except svc.LeagueError as exc:
             raise CommandError(str(exc)) from None
 
@@ -154,12 +168,6 @@ class Command(BaseCommand):
                 f"{entries:>3} entries  {rounds[league.pk]:>3} rounds  {self._format(league)}  "
                 f"{spec.describe() if spec else 'by hand'}"
             )
-
-    def do_faults(self, o: dict[str, Any]) -> None:
-        faults.do_faults(o, self.stdout.write)
-
-    def do_rerun(self, o: dict[str, Any]) -> None:
-        faults.do_rerun(o, self.stdout.write)
 
     @staticmethod
     def _format(league: League) -> str:
@@ -349,7 +357,7 @@ class Command(BaseCommand):
             if outcome in (PlayOutcome.FINISHED, PlayOutcome.VOID):
                 done += 1
                 if not quiet:
-                    self.stdout.write(f"  [{done:>3}/{total}] {self._describe(match_id)}")
+                    self.stdout.write(f"  [{done:>3}/{total}] {league_lines.match_line(match_id)}")
             else:
                 self.stdout.write(f"  match {match_id}: {outcome.value}")
 
@@ -367,41 +375,6 @@ class Command(BaseCommand):
         end_due_seasons_here(league, self.stdout)  # no beat here: the season's end, if due
         return True
 
-    def _describe(self, match_id: int) -> str:
-        match = Match.objects.get(pk=match_id)
-        parts = list(match.participations.select_related("bot").order_by("seat"))
-        teams = ["+".join(p.bot.name for p in parts if p.team == t) for t in (0, 1)]
-        head = f"{teams[0]} vs {teams[1]}: "
-        if match.status == MatchStatus.VOID:
-            return head + f"void ({match.end_reason})"
-        assert match.winner_team is not None
-        winner = teams[match.winner_team]
-        change = ""
-        if match.rated:
-            # the winner's change (the first-named bot's read as a loss when it won)
-            w = next(p for p in parts if p.team == match.winner_team)
-            change = f", {w.bot.name} {w.rating_change:+.1f} Elo"
-        turns = f"{match.turns} turn{'' if match.turns == 1 else 's'}"
-        reason = (match.end_reason or "").replace("_", " ")
-        return head + f"{winner} wins by {reason} after {turns}{change}"
-
     def print_standings(self, league: League) -> None:
-        # the site's order: the batch fit's (bots not in a fit yet after, by live Elo)
-        rows = sorted(
-            standings(league),
-            key=lambda r: (r.batch is None, -(r.batch.elo if r.batch else float(r.rating))),
-        )
-        self.stdout.write("")
-        self.stdout.write(f"Standings of {league.name} (# follows the batch fit)")
-        self.stdout.write(
-            f"{'#':>3}  {'bot':<20} {'Elo':>7}  {'batch Elo [95%]':<22} {'rank':<7} "
-            f"{'games':>5} {'W':>4} {'L':>4} {'forfeits':>8}"
-        )
-        for i, s in enumerate(rows, 1):
-            b = s.batch
-            batch = f"{b.elo:6.0f} [{b.low:.0f}, {b.high:.0f}]" if b else "-"
-            rank = f"{b.rank_low}-{b.rank_high}" if b else "-"
-            self.stdout.write(
-                f"{i:>3}  {s.bot:<20} {float(s.rating):7.1f}  {batch:<22} {rank:<7} "
-                f"{s.games:>5} {s.wins:>4} {s.losses:>4} {s.forfeits:>8}"
-            )
+        for line in league_lines.standings_lines(league):
+            self.stdout.write(line)
