@@ -11,6 +11,18 @@ gRPC; the bot answers each request with as many bytes as the whole path's answer
 the whole path takes beyond this is its own code (runner, relay, gateway, SDK), not the
 topology. Run by ``relay_latency.py`` in the same rounds as its other measurements; the
 processes are this file's ``--role``s.
+
+Two modes. ``floor`` (the first): one bot in a tight ping-pong with the runner.
+``floor_like`` (like for like with the whole path): two bot processes, one per seat, each
+on its own gRPC stream of the relay, answering in turn as the two seats of a match do, and
+a runner that really plays simple two-seat games with the referee engine (the one
+``referee.ENGINE`` names) between and around its decisions as the arena's runner does:
+``legal_actions`` at every decision, ``apply`` after it, the decisions with one legal
+option taken without asking, and for an asked one the seat's ``observe`` inside the clock
+(where the whole path's clock starts), then the request sent to that seat's bot. The
+payloads are the whole path's requests; the runner picks the move (seeded) once the
+answer is back. Not in it: building the request and parsing the answer, the replay's
+recorder, the match's start and end messages, the gateway's checks: the arena's code.
 """
 
 from __future__ import annotations
@@ -46,13 +58,15 @@ async def bytes_server(service: str, method: str, handler: Any) -> tuple[Any, in
     return server, port
 
 
-def serve_relay() -> None:
+def serve_relay(seats: int = 1) -> None:
     """The gateway's stand-in: frames from the runner go to the bot's stream, the bot's
-    messages back to the runner, each as it comes, nothing parsed."""
+    messages back to the runner, each as it comes, nothing parsed. With ``seats`` > 1 each
+    frame's first byte is the seat whose bot's stream takes the rest, and each bot's hello
+    is its seat."""
     import grpc
 
     async def main() -> None:
-        outbox: asyncio.Queue[bytes] = asyncio.Queue()
+        outboxes: list[asyncio.Queue[bytes]] = [asyncio.Queue() for _ in range(seats)]
         runner: list[asyncio.Transport] = []
 
         class FromRunner(asyncio.Protocol):
@@ -71,12 +85,17 @@ def serve_relay() -> None:
                     (size,) = _LEN.unpack_from(self.buf)
                     if len(self.buf) < 4 + size:
                         break
-                    outbox.put_nowait(bytes(self.buf[4 : 4 + size]))
+                    if seats == 1:
+                        outboxes[0].put_nowait(bytes(self.buf[4 : 4 + size]))
+                    else:
+                        outboxes[self.buf[4]].put_nowait(bytes(self.buf[5 : 4 + size]))
                     del self.buf[: 4 + size]
 
         async def connect(requests, context):  # type: ignore[no-untyped-def]
+            hello = await context.read()  # the bot's hello: its seat when seats > 1
+            outbox = outboxes[hello[0] if seats > 1 else 0]
+
             async def read() -> None:
-                await context.read()  # the bot's hello
                 while (answer := await context.read()) is not grpc.aio.EOF:
                     runner[0].write(_LEN.pack(len(answer)) + answer)
 
@@ -95,8 +114,9 @@ def serve_relay() -> None:
     asyncio.run(main())
 
 
-def serve_bot(port: int, reply_bytes: int) -> None:
-    """The SDK bot's stand-in: a grpc.aio client answering every message at once."""
+def serve_bot(port: int, reply_bytes: int, seat: int = 0) -> None:
+    """The SDK bot's stand-in: a grpc.aio client answering every message at once; its hello
+    says its ``seat``."""
     import grpc
 
     async def main() -> None:
@@ -105,7 +125,7 @@ def serve_bot(port: int, reply_bytes: int) -> None:
             call = channel.stream_stream(
                 METHOD, request_serializer=bytes, response_deserializer=bytes
             )()
-            await call.write(b"hello")
+            await call.write(bytes([seat]) + b"hello")
             print(0, flush=True)
             while True:
                 request = await call.read()
@@ -178,16 +198,74 @@ def floor(n: int, requests: Sequence[bytes], reply_bytes: int, warm_up: int = 20
         stop(relay)
 
 
+class LikeForLike:
+    """The like-for-like floor's relay and two bots, started once; ``play`` times ``n``
+    asked decisions of whole games (ms, from the asked seat's observation to its answer)."""
+
+    def __init__(self, reply_bytes: int) -> None:
+        self.relay, (grpc_port, lane_port) = spawn([__file__, "--role", "relay", "--seats", "2"])
+        self.bots: list[subprocess.Popen[str]] = []
+        try:
+            for seat in range(2):
+                argv = [__file__, "--role", "bot", "--port", str(grpc_port)]
+                argv += ["--reply-bytes", str(reply_bytes), "--seat", str(seat)]
+                self.bots.append(spawn(argv)[0])
+            self.sock = socket.create_connection(("127.0.0.1", lane_port))
+        except BaseException:
+            self.close()
+            raise
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.buf = bytearray()
+        self.games = 0
+        self.asked = 0
+
+    def play(self, n: int, requests: Sequence[bytes]) -> list[float]:
+        import random
+
+        from referee import GameConfig, apply, legal_actions, new_game
+        from referee.observation import observe
+
+        config = GameConfig.for_seats(2, "simple")
+        sock, buf = self.sock, self.buf
+        out: list[float] = []
+        while len(out) < n:
+            pick = random.Random(self.games)
+            state = new_game(config, self.games)
+            self.games += 1
+            while state.decision is not None:
+                legal = legal_actions(state)
+                if len(legal) > 1:
+                    t = time.perf_counter()
+                    actor = state.actor
+                    observe(state, actor)
+                    payload = requests[self.asked % len(requests)]
+                    self.asked += 1
+                    sock.sendall(_LEN.pack(len(payload) + 1) + bytes([actor]) + payload)
+                    _recv_frame(sock, buf)
+                    out.append((time.perf_counter() - t) * 1000)
+                state = apply(state, pick.choice(legal))
+        return out
+
+    def close(self) -> None:
+        if getattr(self, "sock", None) is not None:
+            self.sock.close()
+        for bot in self.bots:
+            stop(bot)
+        stop(self.relay)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--role", choices=["relay", "bot"], required=True)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--reply-bytes", type=int, default=16)
+    parser.add_argument("--seats", type=int, default=1, help="the relay's bots")
+    parser.add_argument("--seat", type=int, default=0, help="the bot's seat")
     args = parser.parse_args()
     if args.role == "relay":
-        serve_relay()
+        serve_relay(args.seats)
     else:
-        serve_bot(args.port, args.reply_bytes)
+        serve_bot(args.port, args.reply_bytes, args.seat)
     return 0
 
 

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/relay_latency.py [--decisions 6000] [--rounds 3]
 
-Four measurements, taken in turns (``--rounds`` rounds of each, ``--decisions`` / rounds
+Six measurements, taken in turns (``--rounds`` rounds of each, ``--decisions`` / rounds
 round trips per round) so that the machine's load falls on all of them alike; every
 helper process is started once, before the first round:
 
@@ -35,11 +35,19 @@ helper process is started once, before the first round:
 5. the topology floor (``bench/relay_floor.py``): the whole path's processes and hops
    (blocking TCP client -> asyncio relay process -> grpc.aio -> bot process -> back) with
    minimal code at every hop, the same payloads: how far the arena's code is from its own
-   topology's floor ("whole path / floor").
+   topology's floor ("whole path / floor");
+6. the like-for-like floor (``relay_floor.LikeForLike``): the same minimal code, but as
+   the whole path is shaped: two bot processes answering in turn as the two seats of a
+   match, and a runner that plays whole games with the referee engine between and around
+   its decisions (legal actions, apply, the asked seat's observation inside the clock),
+   started once like the whole path's processes. "whole / floor-like" says how far the
+   arena's code is from the floor of its own design, "floor-like / raw" where that floor
+   stands against the target's baseline.
 
-Statistic: percentiles of all round trips of a kind, over all rounds; the target compares
-p50 with p50. Needs Redis (REDIS_URL, default redis://127.0.0.1:6379/0), no database: the
-gateway knows the two bench bots from a fixed token table. Prints figures; asserts nothing.
+Statistic: percentiles of all round trips of a kind, over all rounds; the target and every
+ratio compare p50 with p50. Needs Redis (REDIS_URL, default redis://127.0.0.1:6379/0), no
+database: the gateway knows the two bench bots from a fixed token table. Prints figures;
+asserts nothing.
 
 Why one file of this length: the whole path and both baselines are measured in one
 run, so that their ratio compares like with like.
@@ -395,6 +403,12 @@ class WholePath:
         self.redis_only.close()
 
 
+def referee_engine() -> str:
+    import referee
+
+    return str(referee.ENGINE)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--decisions", type=int, default=6000, help="of each kind, all rounds")
@@ -416,16 +430,19 @@ def main() -> int:
     per_round = max(1, args.decisions // args.rounds)
     print(f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores")
     kinds = ["redis", "grpc", "grpc_aio", "grpc_paused", "relay", "lane", "path", "charged"]
-    kinds += ["path_redis", "floor"]
+    kinds += ["path_redis", "floor", "floor_like"]
     rows: dict[str, list[float]] = {k: [] for k in kinds}
     medians: dict[str, list[float]] = {k: [] for k in rows}
     whole = WholePath()
     sizes: list[int] = []
     answers: list[int] = []
     pauses: list[float] = []
+    like = None
     try:
         whole.play(WARM_UP)
         whole.play(WARM_UP, direct=False)
+        like = relay_floor.LikeForLike(whole.sent.answer_bytes())
+        like.play(WARM_UP, whole.sent.requests)
         for _ in range(args.rounds):
             walls, charged = whole.play(per_round)
             redis_walls, _ = whole.play(per_round, direct=False)
@@ -448,11 +465,14 @@ def main() -> int:
                 ("relay", relay_only(per_round, sent, direct=False)),
                 ("lane", relay_only(per_round, sent, direct=True)),
                 ("floor", relay_floor.floor(per_round, sent.requests, sent.answer_bytes())),
+                ("floor_like", like.play(per_round, sent.requests)),
             ]:
                 rows[key] += values
                 medians[key].append(statistics.median(values))
     finally:
         whole.close()
+        if like is not None:
+            like.close()
     s = {k: stats(v) for k, v in rows.items()}
     print(
         f"messages: request p50 {statistics.median(sizes):.0f} B (max {max(sizes)}), "
@@ -467,6 +487,7 @@ def main() -> int:
         ("relay only: runner-Redis-gateway loop-back", "relay"),
         ("relay only: runner-lane-gateway loop-back", "lane"),
         ("topology floor: runner-relay-bot, minimal code", "floor"),
+        ("  like for like: 2 bots in turn, engine plays", "floor_like"),
         ("decision: runner-lane-gateway-SDK bot-back", "path"),
         ("  of which charged to the bot (gateway's)", "charged"),
         ("decision, lanes off: runner-Redis-gateway-bot", "path_redis"),
@@ -490,6 +511,13 @@ def main() -> int:
         f"p50 ratios: whole path / raw {s['path']['p50'] / raw:.2f}, floor / raw "
         f"{floor / raw:.2f}, whole path / floor {s['path']['p50'] / floor:.2f} "
         f"(the arena's own code: {1000 * (s['path']['p50'] - floor):.0f} us a decision)"
+    )
+    like50 = s["floor_like"]["p50"]
+    print(
+        f"p50 ratios, like for like: floor-like / raw {like50 / raw:.2f}, whole path / "
+        f"floor-like {s['path']['p50'] / like50:.2f} (the arena's own code: "
+        f"{1000 * (s['path']['p50'] - like50):.0f} us a decision; the engine: "
+        f"{referee_engine()})"
     )
     paused = s["grpc_paused"]["p50"] + s["redis"]["p50"]
     print(
