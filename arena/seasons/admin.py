@@ -44,7 +44,7 @@ class SeasonSettingsAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     def save_model(
         self, request: HttpRequest, obj: SeasonSettings, form: Any, change: bool
     ) -> None:
-        do_configure_seasons(obj.league, SeasonConfig(**{f: getattr(obj, f) for f in FIELDS}))
+        do_configure_seasons(obj.league, SeasonConfig.of(obj))
 
 
 @admin.register(Season)

@@ -8,6 +8,7 @@ season is ``arena.seasons.ending``.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -48,6 +49,11 @@ class SeasonConfig:
     #: (``placement_games`` games against every division, then placed: ``placement``)
     placement: str = PlacementRule.LOWEST
     placement_games: int = 10
+
+    @classmethod
+    def of(cls, stored: SeasonSettings) -> SeasonConfig:
+        """The settings a league's row holds."""
+        return cls(**{f.name: getattr(stored, f.name) for f in dataclasses.fields(cls)})
 
 
 #: the most provisional games a newcomer may be given

@@ -4,6 +4,7 @@ the runner's wait that drops and counts what it was not waiting for."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import shutil
 import socket
@@ -253,16 +254,42 @@ def test_reach_names_the_stream_and_whose_fault_its_absence_is(relays: Pair) -> 
     assert away is not None and away < 5
 
 
-def test_a_gateway_that_died_is_told_from_one_that_let_its_bot_go() -> None:
+@dataclass
+class OneGateway:
+    """A Redis runner relay and one Redis gateway relay under a fresh prefix, with a plain
+    Redis client and the loop the gateway runs on."""
+
+    prefix: str
+    loop: LoopThread
+    runner: RedisRunnerRelay
+    client: redis.Redis
+    gateway: RedisGatewayRelay
+
+
+@contextlib.contextmanager
+def one_gateway(gateway_id: str | None = None) -> Iterator[OneGateway]:
+    """The relays, the gateway started; afterwards everything closed and the prefix's keys
+    gone (stopping the gateway is the test's: some look at what its stop does)."""
     if not settings.REDIS_URL:
         pytest.fail("needs Redis: run through `make test`")
     prefix, url = new_prefix(), str(settings.REDIS_URL)
     loop = LoopThread()
     runner = RedisRunnerRelay(url, prefix)
     client = redis.Redis.from_url(url)
-    gateway = RedisGatewayRelay(url, prefix, gateway_id="doomed")
+    gateway = RedisGatewayRelay(url, prefix, gateway_id=gateway_id)
     try:
         loop.run(gateway.start())
+        yield OneGateway(prefix, loop, runner, client, gateway)
+    finally:
+        runner.close()
+        client.close()
+        loop.close()
+        clear_prefix(prefix)
+
+
+def test_a_gateway_that_died_is_told_from_one_that_let_its_bot_go() -> None:
+    with one_gateway("doomed") as g:
+        loop, runner, client, gateway, prefix = g.loop, g.runner, g.client, g.gateway, g.prefix
         key = gateway_key(prefix, "doomed")
         assert int(client.ttl(key)) > 0, "a live gateway beats its key"  # type: ignore[arg-type]
         loop.run(gateway.attach("7", Sink(), 1))
@@ -277,11 +304,6 @@ def test_a_gateway_that_died_is_told_from_one_that_let_its_bot_go() -> None:
         assert lost.left_at is not None and runner.reach("7").left_at == lost.left_at
         loop.run(gateway.stop())
         assert not client.exists(key), "a gateway that stops takes its key away"
-    finally:
-        runner.close()
-        client.close()
-        loop.close()
-        clear_prefix(prefix)
 
 
 def test_deliveries_keep_kind_match_seq_and_payload_through_redis() -> None:
@@ -322,16 +344,10 @@ GARBAGE = [
 def test_a_message_the_gateway_cannot_read_is_logged_and_the_next_ones_get_through(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    if not settings.REDIS_URL:
-        pytest.fail("needs Redis: run through `make test`")
-    prefix, url = new_prefix(), str(settings.REDIS_URL)
-    loop = LoopThread()
-    runner = RedisRunnerRelay(url, prefix)
-    client = redis.Redis.from_url(url)
-    gateway = RedisGatewayRelay(url, prefix)
     caplog.set_level(logging.WARNING, logger="arena.adapters.relay.redis_gateway")
-    try:
-        loop.run(gateway.start())
+    with one_gateway() as g, contextlib.ExitStack() as stop:
+        loop, runner, client, gateway = g.loop, g.runner, g.client, g.gateway
+        stop.callback(lambda: loop.run(gateway.stop()))
         sink = Sink()
         loop.run(gateway.attach("7", sink, 1))
         for data in GARBAGE:
@@ -350,9 +366,3 @@ def test_a_message_the_gateway_cannot_read_is_logged_and_the_next_ones_get_throu
         request = Delivery(DeliveryKind.REQUEST, "m1", 1, b"\x00\n")
         assert runner.deliver("7", request)
         wait_for(lambda: sink.deliveries == [started, request], 5, "the next delivery")
-    finally:
-        loop.run(gateway.stop())
-        runner.close()
-        client.close()
-        loop.close()
-        clear_prefix(prefix)

@@ -187,9 +187,7 @@ def _configure(league: League, given: dict[str, Any], write: Write) -> None:
         # settings between the read that is merged here and the write
         league = League.objects.select_for_update().get(pk=league.pk)
         stored = SeasonSettings.objects.filter(league=league).first()
-        base = SeasonConfig() if stored is None else SeasonConfig(
-            **{f: getattr(stored, f) for f in OPTIONS}
-        )  # fmt: skip
+        base = SeasonConfig() if stored is None else SeasonConfig.of(stored)
         changes: dict[str, Any] = {f: None if v == NONE else v for f, v in given.items()}
         config = dataclasses.replace(base, **changes)
         try:
